@@ -1,0 +1,37 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A base URL taken apart once, so no call parses a URL again.
+struct BaseURL: Sendable {
+    let scheme: String
+    let authority: String
+    /// Percent-encoded path prefix without a trailing `/` (empty for the root).
+    let path: String
+
+    init(_ url: URL) throws(ParleyError) {
+        func invalid(_ reason: String) -> ParleyError {
+            ParleyError(.invalidRequest, "The base URL \(String(reflecting: url.absoluteString)) \(reason).")
+        }
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw invalid("has no http or https scheme; write it as https://host/path")
+        }
+        guard let host = url.host(percentEncoded: true), !host.isEmpty else {
+            throw invalid("has no host")
+        }
+        guard url.query(percentEncoded: true) == nil, url.fragment(percentEncoded: true) == nil else {
+            throw invalid("has a query or fragment; put query items on the endpoint instead")
+        }
+        guard url.user(percentEncoded: true) == nil else {
+            throw invalid("carries credentials; send them with an auth middleware or a header instead")
+        }
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        self.scheme = scheme
+        self.authority = url.port.map { "\(bracketed):\($0)" } ?? bracketed
+        var path = url.path(percentEncoded: true)
+        while path.hasSuffix("/") { path.removeLast() }
+        self.path = path
+    }
+}

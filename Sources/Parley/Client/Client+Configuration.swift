@@ -1,0 +1,51 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+extension Client {
+    /// A client's settings. Every field has a production default.
+    public struct Configuration: Sendable {
+        /// Header fields sent with every request; an endpoint's field of the same name replaces them.
+        public var headers: Headers
+        /// Encodes ``RequestBody/json(_:encoder:)`` bodies that do not bring their own encoder.
+        public var jsonEncoder: JSONEncoder
+        /// Decodes JSON responses for decoders that do not bring their own.
+        public var jsonDecoder: JSONDecoder
+        /// Status codes accepted when the endpoint does not say. Default: 200…299.
+        public var acceptableStatusCodes: StatusCodes
+        /// Media types accepted when the endpoint does not say (`application/json`, `text/*`, `*/*`);
+        /// `nil` (the default) accepts any.
+        public var acceptableContentTypes: [String]?
+        /// Validators run on every response before the endpoint's own.
+        public var validators: [ResponseValidator]
+        /// Time allowed for a whole call (middlewares, transport, body, decoding); `nil` for none.
+        /// Default: 60 seconds.
+        public var timeout: Duration?
+        /// The most bytes a buffering decoder collects; larger bodies fail with
+        /// ``ParleyError/Kind/bodyTooLarge``. Default: 32 MiB.
+        public var maxResponseBodySize: Int
+
+        /// The defaults, with any field overridden.
+        public init(
+            headers: Headers = [:],
+            jsonEncoder: JSONEncoder = JSONEncoder(),
+            jsonDecoder: JSONDecoder = JSONDecoder(),
+            acceptableStatusCodes: StatusCodes = .successful,
+            acceptableContentTypes: [String]? = nil,
+            validators: [ResponseValidator] = [],
+            timeout: Duration? = .seconds(60),
+            maxResponseBodySize: Int = 32 * 1024 * 1024
+        ) {
+            self.headers = headers
+            self.jsonEncoder = jsonEncoder
+            self.jsonDecoder = jsonDecoder
+            self.acceptableStatusCodes = acceptableStatusCodes
+            self.acceptableContentTypes = acceptableContentTypes
+            self.validators = validators
+            self.timeout = timeout
+            self.maxResponseBodySize = maxResponseBodySize
+        }
+    }
+}

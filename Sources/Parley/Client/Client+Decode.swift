@@ -1,0 +1,161 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import HTTPTypes
+import OpenAPIRuntime
+
+extension Client {
+    /// Validates the response (status, content type, validators) and decodes it with the endpoint's decoder.
+    func decode<E: Endpoint>(
+        _ endpoint: E,
+        response: HTTPResponse,
+        body: HTTPBody?
+    ) async throws(ParleyError) -> E.Response {
+        let acceptable = endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes
+        guard acceptable.contains(response.status.code) else {
+            var error = ParleyError(
+                .unacceptableStatus,
+                "The server answered \(response.status.code) \(response.status.reasonPhrase), "
+                    + "but \(endpoint.name) accepts only \(acceptable)."
+            )
+            error.response = response
+            error.body = await Self.excerpt(of: body)
+            throw error
+        }
+        if let types = endpoint.acceptableContentTypes ?? configuration.acceptableContentTypes {
+            try Self.checkContentType(response, accepted: types)
+        }
+        let limit = configuration.maxResponseBodySize
+        var storage = ResponseBody.Storage.streaming(body)
+        let validators = configuration.validators + endpoint.validators
+        if !validators.isEmpty {
+            let data = try await Self.attachingResponse(response) { () throws(ParleyError) in
+                try await ResponseBody.collect(body, head: response, maxBytes: limit)
+            }
+            for validator in validators {
+                do {
+                    try validator.validate(response, data)
+                } catch {
+                    var failure = ParleyError.wrapping(error, as: .validation, "\(error)")
+                    failure.response = response
+                    failure.body = data.prefix(ParleyError.excerptLimit)
+                    throw failure
+                }
+            }
+            storage = .buffered(data)
+        }
+        let responseBody = ResponseBody(head: response, storage: storage, jsonDecoder: configuration.jsonDecoder, maxBytes: limit)
+        do {
+            return try await endpoint.decoder.decode(responseBody)
+        } catch {
+            throw Self.decodingFailure(error, endpoint: endpoint.name, response: response, storage: storage)
+        }
+    }
+
+    static func decodingFailure(
+        _ error: any Error,
+        endpoint: String,
+        response: HTTPResponse,
+        storage: ResponseBody.Storage
+    ) -> ParleyError {
+        if var error = error as? ParleyError {
+            if error.response == nil { error.response = response }
+            return error
+        }
+        var failure: ParleyError
+        var bodyData: Data?
+        var cause = error
+        if let bodyError = error as? BodyDecodingError {
+            bodyData = bodyError.body
+            cause = bodyError.underlying
+        }
+        if case .buffered(let data) = storage, bodyData == nil { bodyData = data }
+        if let decodingError = cause as? DecodingError {
+            let (path, message) = decodingError.explanation
+            failure = ParleyError(.decoding, "The response of \(endpoint) could not be decoded: \(message).", underlying: cause)
+            failure.codingPath = path
+        } else if cause is EmptyBodyError {
+            failure = ParleyError(.decoding, "The response of \(endpoint) could not be decoded: \(cause).", underlying: cause)
+            bodyData = Data()
+        } else {
+            failure = ParleyError(.decoding, "The response of \(endpoint) could not be decoded: \(cause).", underlying: cause)
+        }
+        failure.response = response
+        failure.body = bodyData?.prefix(ParleyError.excerptLimit)
+        return failure
+    }
+
+    static func attachingResponse<T>(
+        _ response: HTTPResponse,
+        _ body: () async throws(ParleyError) -> T
+    ) async throws(ParleyError) -> T {
+        do {
+            return try await body()
+        } catch {
+            var failure = error
+            if failure.response == nil { failure.response = response }
+            throw failure
+        }
+    }
+
+    /// Reads at most ``ParleyError/excerptLimit`` bytes of a body for an error message.
+    static func excerpt(of body: HTTPBody?) async -> Data? {
+        guard let body else { return Data() }
+        var data = Data()
+        do {
+            for try await chunk in body {
+                data.append(contentsOf: chunk.prefix(ParleyError.excerptLimit - data.count))
+                if data.count >= ParleyError.excerptLimit { break }
+            }
+        } catch {
+            return data
+        }
+        return data
+    }
+
+    static func checkContentType(_ response: HTTPResponse, accepted: [String]) throws(ParleyError) {
+        let header = response.headerFields[.contentType]
+        let mediaType = header.map(MediaType.init)
+        if let mediaType, accepted.contains(where: { mediaType.matches(MediaType($0)) }) { return }
+        var failure = ParleyError(
+            .validation,
+            header == nil
+                ? "The response has no Content-Type, but one of \(accepted.joined(separator: ", ")) is required."
+                : "The response's Content-Type \(header ?? "") is not one of \(accepted.joined(separator: ", "))."
+        )
+        failure.response = response
+        throw failure
+    }
+}
+
+/// A media type's `type/subtype`, lowercased, parameters dropped.
+struct MediaType {
+    let type: Substring
+    let subtype: Substring
+
+    init(_ text: String) {
+        let essence = text.split(separator: ";", maxSplits: 1).first.map { $0.trimmingWhitespace() } ?? ""
+        let parts = essence.lowercased().split(separator: "/", maxSplits: 1)
+        type = parts.first ?? ""
+        subtype = parts.count > 1 ? parts[1] : ""
+    }
+
+    /// Whether this (a response's type) matches `pattern` (`*/*`, `text/*`, or exact).
+    func matches(_ pattern: MediaType) -> Bool {
+        (pattern.type == "*" || pattern.type == type) && (pattern.subtype == "*" || pattern.subtype == subtype)
+    }
+}
+
+extension Substring {
+    func trimmingWhitespace() -> String {
+        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    }
+}
+
+/// A decoder's failure together with the body it could not decode, so the error can show an excerpt.
+struct BodyDecodingError: Error {
+    let underlying: any Error
+    let body: Data
+}

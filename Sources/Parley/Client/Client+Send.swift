@@ -1,0 +1,85 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+public import HTTPTypes
+import OpenAPIRuntime
+
+extension Client {
+    /// Sends `endpoint` and returns its decoded response.
+    ///
+    /// Cancelling the calling task cancels the request in the transport and fails with
+    /// ``ParleyError/Kind/cancelled``.
+    public func send<E: Endpoint>(_ endpoint: E) async throws(ParleyError) -> E.Response {
+        try await response(for: endpoint).value
+    }
+
+    /// Sends `endpoint` and returns its decoded response together with the response head (status, headers).
+    public func response<E: Endpoint>(
+        for endpoint: E
+    ) async throws(ParleyError) -> (value: E.Response, response: HTTPResponse) {
+        guard let timeout = endpoint.timeout ?? configuration.timeout else {
+            return try await perform(endpoint)
+        }
+        do {
+            return try await Self.withTimeout(timeout) { () throws(ParleyError) in try await self.perform(endpoint) }
+        } catch let error as ParleyError {
+            throw error
+        } catch {
+            throw ParleyError.wrapping(error, as: .transport, "The call failed.")
+        }
+    }
+
+    /// Builds, sends, validates and decodes; every failure comes out as a `ParleyError` with the request attached.
+    func perform<E: Endpoint>(_ endpoint: E) async throws(ParleyError) -> (value: E.Response, response: HTTPResponse) {
+        let (request, body) = try makeRequest(endpoint)
+        do {
+            let (response, responseBody) = try await run(request, body: body, operationID: endpoint.name)
+            let value = try await decode(endpoint, response: response, body: responseBody)
+            return (value, response)
+        } catch {
+            var error = error
+            if error.kind != .timeout, error.kind != .cancelled, Task.isCancelled {
+                error = ParleyError(.cancelled, "The call was cancelled before it completed.", underlying: error)
+            }
+            if error.request == nil { error.request = Self.summary(of: request) }
+            throw error
+        }
+    }
+
+    /// Runs the middleware chain around the transport.
+    func run(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        operationID: String
+    ) async throws(ParleyError) -> (HTTPResponse, HTTPBody?) {
+        let transport = self.transport
+        var next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, body, url in
+            do {
+                return try await transport.send(request, body: body, baseURL: url, operationID: operationID)
+            } catch {
+                if Task.isCancelled, !(error is ParleyError) {
+                    throw ParleyError(.cancelled, "The call was cancelled while in the transport.", underlying: error)
+                }
+                throw ParleyError.wrapping(error, as: .transport, "The transport failed: \(error)")
+            }
+        }
+        for middleware in middlewares.reversed() {
+            let downstream = next
+            next = { request, body, url in
+                try await middleware.intercept(request, body: body, baseURL: url, operationID: operationID, next: downstream)
+            }
+        }
+        do {
+            return try await next(request, body, baseURL)
+        } catch {
+            throw ParleyError.wrapping(error, as: .middleware, "A middleware failed: \(error)")
+        }
+    }
+
+    static func summary(of request: HTTPRequest) -> ParleyError.RequestSummary {
+        let url = "\(request.scheme ?? "http")://\(request.authority ?? "")\(request.path ?? "")"
+        return ParleyError.RequestSummary(method: request.method, url: url)
+    }
+}

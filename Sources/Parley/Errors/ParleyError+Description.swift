@@ -1,0 +1,21 @@
+extension ParleyError {
+    /// One readable paragraph: what was sent, what came back, what failed, where.
+    public var description: String {
+        var text = "Parley \(kind.label) error"
+        if let request { text += " for \(request)" }
+        text += ": " + message
+        if let last = message.last, !".!?".contains(last) { text += "." }
+        if let codingPath, !codingPath.isEmpty, !message.contains(codingPath) { text += " (at \(codingPath))" }
+        if let response {
+            text += " Response: \(response.status.code) \(response.status.reasonPhrase)"
+            if let contentType = response.headerFields[.contentType] { text += ", Content-Type \(contentType)" }
+            text += "."
+        }
+        if let excerpt = bodyExcerpt { text += " Body: \(excerpt)" }
+        if let underlying, !(underlying is CancellationError), kind != .decoding || codingPath == nil {
+            let detail = String(describing: underlying)
+            if !message.contains(detail) { text += " Underlying error: \(detail)" }
+        }
+        return text
+    }
+}

@@ -1,0 +1,106 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import HTTPTypes
+
+/// The one error every Parley call throws: what was sent, what came back, what failed and where.
+///
+/// Switch on ``kind`` to react; read ``description`` for a paragraph to show a person or a log.
+public struct ParleyError: Error, Sendable, CustomStringConvertible {
+    /// What class of failure this is. A struct, so new kinds do not break your `switch` (use `default`).
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        enum Code: String, Sendable {
+            case invalidRequest, encoding, transport, timeout, cancelled, unacceptableStatus, decoding
+            case validation, middleware, bodyTooLarge
+        }
+
+        let code: Code
+
+        /// The request could not be built: bad base URL, illegal header name or value. Nothing was sent.
+        public static let invalidRequest = Kind(code: .invalidRequest)
+        /// The request body could not be encoded. Nothing was sent.
+        public static let encoding = Kind(code: .encoding)
+        /// The connection failed: refused, reset, closed early, DNS, TLS.
+        public static let transport = Kind(code: .transport)
+        /// The call took longer than its timeout.
+        public static let timeout = Kind(code: .timeout)
+        /// The call was cancelled (its task or its ``RequestHandle``).
+        public static let cancelled = Kind(code: .cancelled)
+        /// The server answered with a status code that is not acceptable.
+        public static let unacceptableStatus = Kind(code: .unacceptableStatus)
+        /// The response body could not be decoded into the expected type.
+        public static let decoding = Kind(code: .decoding)
+        /// A validator rejected the response (content type, required keys, custom check).
+        public static let validation = Kind(code: .validation)
+        /// A middleware failed with an error of its own.
+        public static let middleware = Kind(code: .middleware)
+        /// The response body is larger than the limit for buffered bodies.
+        public static let bodyTooLarge = Kind(code: .bodyTooLarge)
+
+        /// A short stable label, usable as a metrics dimension: `"unacceptableStatus"`.
+        public var label: String { code.rawValue }
+        /// The label.
+        public var description: String { label }
+    }
+
+    /// The method and URL of the request that failed.
+    public struct RequestSummary: Sendable, Hashable, CustomStringConvertible {
+        /// The method.
+        public var method: HTTPRequest.Method
+        /// The URL as sent (query included).
+        public var url: String
+        /// "GET http://…".
+        public var description: String { "\(method.rawValue) \(url)" }
+    }
+
+    /// The class of failure.
+    public var kind: Kind
+    /// What failed, in words.
+    public var message: String
+    /// The request, once it was built.
+    public var request: RequestSummary?
+    /// The response head, when one arrived.
+    public var response: HTTPResponse?
+    /// The first bytes of the response body (at most 4 KiB), when read.
+    public var body: Data?
+    /// For decoding errors: where in the body it failed, as `items[3].name`.
+    public var codingPath: String?
+    /// The error that caused this one, if any.
+    public var underlying: (any Error)?
+
+    /// An error of `kind` with a message.
+    public init(_ kind: Kind, _ message: String, underlying: (any Error)? = nil) {
+        self.kind = kind
+        self.message = message
+        self.underlying = underlying
+    }
+
+    /// The status code of the response, if any.
+    public var status: HTTPResponse.Status? { response?.status }
+
+    /// The body excerpt as text ("empty body" when empty, a byte count when not UTF-8).
+    public var bodyExcerpt: String? {
+        guard let body else { return nil }
+        if body.isEmpty { return "empty body" }
+        let prefix = body.prefix(ParleyError.excerptLimit)
+        let text = String(validating: prefix, as: UTF8.self)
+            ?? String(validating: prefix.dropLast(3), as: UTF8.self).map { $0 + "…" }
+        guard let text else { return "<\(body.count) bytes, not UTF-8 text>" }
+        return body.count > ParleyError.excerptLimit ? text + "…" : text
+    }
+
+    /// How many body bytes an error keeps.
+    public static let excerptLimit = 4096
+
+    /// Wraps any error as a ``ParleyError``: a `ParleyError` stays as it is, cancellation becomes
+    /// ``Kind/cancelled``, anything else becomes `kind` with `message`.
+    public static func wrapping(_ error: any Error, as kind: Kind, _ message: String) -> ParleyError {
+        if let error = error as? ParleyError { return error }
+        if error is CancellationError {
+            return ParleyError(.cancelled, "The call was cancelled.", underlying: error)
+        }
+        return ParleyError(kind, message, underlying: error)
+    }
+}

@@ -1,0 +1,89 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension Endpoint where Decoder == DefaultResponseDecoder<Response> {
+    /// The default decoder, chosen by the `Response` type (see ``DefaultResponseDecoder``).
+    public var decoder: DefaultResponseDecoder<Response> { DefaultResponseDecoder() }
+}
+
+/// The decoder an endpoint gets when it names none, chosen by its `Response` type:
+///
+/// | `Response` | decoding |
+/// |---|---|
+/// | `Void` | the body is read and dropped, never buffered |
+/// | `String` | UTF-8 text; a body that is not UTF-8 fails |
+/// | `Data` | the raw bytes |
+/// | `Optional<T: Decodable>` | `nil` exactly when the body is empty, otherwise JSON |
+/// | any other `Decodable` (including ``JSONValue``) | JSON, with the client's `JSONDecoder` |
+///
+/// Any other type fails with ``ParleyError/Kind/decoding``, asking for a decoder.
+public struct DefaultResponseDecoder<Value: Sendable>: ResponseDecoder {
+    /// The default decoder.
+    public init() {}
+
+    /// Decodes according to `Value` (see the table above).
+    public func decode(_ response: ResponseBody) async throws -> Value {
+        if Value.self == Void.self {
+            try await response.discard()
+            return try cast(())
+        }
+        if Value.self == String.self {
+            return try cast(try await StringResponseDecoder().decode(response))
+        }
+        if Value.self == Data.self {
+            return try cast(try await response.data())
+        }
+        if let optional = Value.self as? any OptionalResponse.Type {
+            return try cast(try await Self.decodeOptional(optional, response))
+        }
+        if let decodable = Value.self as? any Decodable.Type {
+            let data = try await response.data()
+            guard !data.isEmpty else { throw EmptyBodyError(expected: Value.self) }
+            do {
+                return try cast(try response.jsonDecoder.decode(decodable, from: data))
+            } catch let error as DecodingError {
+                throw BodyDecodingError(underlying: error, body: data)
+            }
+        }
+        throw UnsupportedResponseType(type: Value.self)
+    }
+
+    private static func decodeOptional<O: OptionalResponse>(_ type: O.Type, _ response: ResponseBody) async throws -> O {
+        let data = try await response.data()
+        guard !data.isEmpty else { return O.wrapping(nil) }
+        do {
+            return O.wrapping(try response.jsonDecoder.decode(O.Wrapped.self, from: data))
+        } catch {
+            throw BodyDecodingError(underlying: error, body: data)
+        }
+    }
+
+    private func cast(_ value: Any) throws -> Value {
+        guard let value = value as? Value else { throw UnsupportedResponseType(type: Value.self) }
+        return value
+    }
+}
+
+/// `Optional`, seen as a response type: lets an endpoint's `Response` be `T?` for a `Decodable` `T`.
+public protocol OptionalResponse: Decodable {
+    /// The type inside the optional.
+    associatedtype Wrapped: Decodable
+    /// Wraps a value.
+    static func wrapping(_ value: Wrapped?) -> Self
+}
+
+extension Optional: OptionalResponse where Wrapped: Decodable {
+    /// Wraps a value.
+    public static func wrapping(_ value: Wrapped?) -> Self { value }
+}
+
+/// Thrown when the default decoder meets a `Response` type it cannot decode.
+struct UnsupportedResponseType: Error, CustomStringConvertible {
+    let type: Any.Type
+    var description: String {
+        "\(type) is not Void, String, Data, Optional or Decodable; give the endpoint a `decoder` that produces it"
+    }
+}

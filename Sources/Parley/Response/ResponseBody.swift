@@ -1,0 +1,94 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import HTTPTypes
+public import OpenAPIRuntime
+
+/// A response handed to a ``ResponseDecoder``: the head, the body (streamed or already buffered) and the
+/// client's decoding settings.
+public struct ResponseBody: Sendable {
+    enum Storage: Sendable {
+        case buffered(Data)
+        case streaming(HTTPBody?)
+    }
+
+    /// The response head: status and header fields.
+    public let head: HTTPResponse
+    /// The client's JSON decoder.
+    public let jsonDecoder: JSONDecoder
+    /// The most bytes ``data()`` collects before failing with ``ParleyError/Kind/bodyTooLarge``.
+    public let maxBytes: Int
+    let storage: Storage
+
+    init(head: HTTPResponse, storage: Storage, jsonDecoder: JSONDecoder, maxBytes: Int) {
+        self.head = head
+        self.storage = storage
+        self.jsonDecoder = jsonDecoder
+        self.maxBytes = maxBytes
+    }
+
+    /// A response for testing your own decoders.
+    public init(head: HTTPResponse, data: Data, jsonDecoder: JSONDecoder = JSONDecoder(), maxBytes: Int = .max) {
+        self.init(head: head, storage: .buffered(data), jsonDecoder: jsonDecoder, maxBytes: maxBytes)
+    }
+
+    /// The whole body. Fails with ``ParleyError/Kind/bodyTooLarge`` when it exceeds ``maxBytes``
+    /// (checked against `Content-Length` first, then while reading, so an oversized body is never held).
+    public func data() async throws(ParleyError) -> Data {
+        switch storage {
+        case .buffered(let data):
+            return data
+        case .streaming(let body):
+            return try await Self.collect(body, head: head, maxBytes: maxBytes)
+        }
+    }
+
+    /// The body as a stream of byte chunks (`nil` when the response has no body).
+    public func stream() -> HTTPBody? {
+        switch storage {
+        case .buffered(let data): data.isEmpty ? nil : HTTPBody(data)
+        case .streaming(let body): body
+        }
+    }
+
+    /// Reads and drops the body without holding it, so the connection can be reused.
+    public func discard() async throws(ParleyError) {
+        guard case .streaming(let body?) = storage else { return }
+        do {
+            for try await _ in body {}
+        } catch {
+            throw ParleyError.wrapping(error, as: .transport, "The response body could not be read to its end.")
+        }
+    }
+
+    static func collect(_ body: HTTPBody?, head: HTTPResponse, maxBytes: Int) async throws(ParleyError) -> Data {
+        guard let body else { return Data() }
+        var expected = 0
+        if case .known(let length) = body.length {
+            guard length <= maxBytes else { throw tooLarge(maxBytes, declared: length) }
+            expected = Int(length)
+        }
+        var data = Data()
+        data.reserveCapacity(expected)
+        do {
+            for try await chunk in body {
+                guard data.count + chunk.count <= maxBytes else { throw tooLarge(maxBytes, declared: nil) }
+                data.append(contentsOf: chunk)
+            }
+        } catch {
+            throw ParleyError.wrapping(error, as: .transport, "The response body could not be read to its end.")
+        }
+        return data
+    }
+
+    private static func tooLarge(_ maxBytes: Int, declared: Int64?) -> ParleyError {
+        let declaredText = declared.map { "declares \($0) bytes (Content-Length)" } ?? "grew past the limit while reading"
+        return ParleyError(
+            .bodyTooLarge,
+            "The response body \(declaredText); the limit for buffered bodies is \(maxBytes) bytes. "
+                + "Raise Client.Configuration.maxResponseBodySize, or stream the body instead of buffering it."
+        )
+    }
+}

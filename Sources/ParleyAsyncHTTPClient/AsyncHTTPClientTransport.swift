@@ -1,0 +1,117 @@
+public import AsyncHTTPClient
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import HTTPTypes
+import NIOCore
+import NIOHTTP1
+public import OpenAPIRuntime
+public import Parley
+
+/// A `ClientTransport` on AsyncHTTPClient: streams request and response bodies, keeps repeated header
+/// fields, reuses pooled connections, and reports failures as ``ParleyError``.
+///
+/// - `AsyncHTTPClientTransport(client:)` uses an `HTTPClient` you own; Parley never shuts it down.
+/// - `AsyncHTTPClientTransport(configuration:)` creates its own `HTTPClient`; ``shutdown()`` (or
+///   `Client.shutdown()`) shuts it down.
+/// - ``shared`` uses `HTTPClient.shared`, which lives as long as the process and needs no shutdown.
+public struct AsyncHTTPClientTransport: ShutdownTransport {
+    /// The underlying client.
+    public let client: HTTPClient
+    /// Whether this transport created ``client`` and so shuts it down.
+    public let ownsClient: Bool
+
+    /// A transport on an `HTTPClient` you own. ``shutdown()`` leaves it running.
+    public init(client: HTTPClient) {
+        self.client = client
+        self.ownsClient = false
+    }
+
+    /// A transport that creates (and, on ``shutdown()``, shuts down) its own `HTTPClient`.
+    public init(configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration) {
+        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.ownsClient = true
+    }
+
+    /// AsyncHTTPClient's defaults, except that a failed connection attempt fails the request at once
+    /// (``ParleyError/Kind/transport``) instead of being retried until the deadline: retrying is the job of
+    /// a retry middleware, which knows which requests are safe to repeat.
+    public static var defaultConfiguration: HTTPClient.Configuration {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return configuration
+    }
+
+    /// A transport on a process-wide `HTTPClient` with ``defaultConfiguration``. Like `HTTPClient.shared`
+    /// it lives as long as the process and needs no shutdown (``shutdown()`` leaves it running).
+    public static var shared: AsyncHTTPClientTransport { AsyncHTTPClientTransport(client: sharedClient) }
+
+    private static let sharedClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: defaultConfiguration)
+
+    /// Shuts down the `HTTPClient` if this transport created it; otherwise does nothing.
+    public func shutdown() async throws {
+        guard ownsClient else { return }
+        try await client.shutdown()
+    }
+
+    /// Sends the request. The URL comes from the request's scheme, authority and path when present
+    /// (as Parley's `Client` sets them), otherwise from `baseURL` followed by the path.
+    public func send(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var outgoing = HTTPClientRequest(url: Self.url(of: request, baseURL: baseURL))
+        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
+        outgoing.headers.reserveCapacity(request.headerFields.count)
+        for field in request.headerFields {
+            outgoing.headers.add(name: field.name.rawName, value: field.value)
+        }
+        if let body {
+            let length: HTTPClientRequest.Body.Length =
+                switch body.length {
+                case .known(let count): .known(count)
+                case .unknown: .unknown
+                }
+            outgoing.body = .stream(body.map { ByteBuffer(bytes: $0) }, length: length)
+        }
+        let incoming: HTTPClientResponse
+        do {
+            incoming = try await client.execute(outgoing, deadline: .distantFuture)
+        } catch {
+            throw Self.translate(error, request: request)
+        }
+        var fields = HTTPFields()
+        fields.reserveCapacity(incoming.headers.count)
+        for header in incoming.headers {
+            guard let name = HTTPField.Name(header.name) else { continue }
+            fields.append(HTTPField(name: name, value: header.value))
+        }
+        let response = HTTPResponse(
+            status: HTTPResponse.Status(code: Int(incoming.status.code), reasonPhrase: incoming.status.reasonPhrase),
+            headerFields: fields
+        )
+        if request.method == .head { return (response, nil) }
+        let length: HTTPBody.Length =
+            if let header = fields[.contentLength], let count = Int64(header) { .known(count) } else { .unknown }
+        let responseBody = HTTPBody(
+            incoming.body.map { buffer in ArraySlice(buffer.readableBytesView) },
+            length: length,
+            iterationBehavior: .single
+        )
+        return (response, responseBody)
+    }
+
+    static func url(of request: HTTPRequest, baseURL: URL) -> String {
+        let path = request.path ?? "/"
+        if let scheme = request.scheme, let authority = request.authority {
+            return scheme + "://" + authority + path
+        }
+        var base = baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        return base + path
+    }
+}

@@ -1,0 +1,42 @@
+#if canImport(FoundationNetworking)
+import Foundation
+import FoundationNetworking
+#else
+import Foundation
+#endif
+import Synchronization
+
+/// The delegate of a session that ``URLSessionTransport`` owns: routes each task's events to that task's
+/// ``StreamingTaskDelegate`` (per-task delegates are not honoured by FoundationNetworking on Linux).
+final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
+    private let delegates = Mutex<[Int: StreamingTaskDelegate]>([:])
+
+    func register(_ delegate: StreamingTaskDelegate, for task: URLSessionTask) {
+        delegates.withLock { $0[task.taskIdentifier] = delegate }
+    }
+
+    private func delegate(for task: URLSessionTask, removing: Bool = false) -> StreamingTaskDelegate? {
+        delegates.withLock { removing ? $0.removeValue(forKey: task.taskIdentifier) : $0[task.taskIdentifier] }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        guard let delegate = delegate(for: dataTask) else {
+            completionHandler(.cancel)
+            return
+        }
+        delegate.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: completionHandler)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        delegate(for: dataTask)?.urlSession(session, dataTask: dataTask, didReceive: data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        delegate(for: task, removing: true)?.urlSession(session, task: task, didCompleteWithError: error)
+    }
+}

@@ -1,0 +1,120 @@
+#if canImport(FoundationNetworking)
+import Foundation
+import FoundationNetworking
+#else
+import Foundation
+#endif
+import OpenAPIRuntime
+import Parley
+import Synchronization
+
+/// The per-task delegate of one request: hands over the response head as soon as it arrives, then streams
+/// the body chunk by chunk, so nothing is buffered whole and a consumer that stops cancels the task.
+final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    private enum Phase {
+        case waitingForHead(CheckedContinuation<URLResponse, any Error>?)
+        case streaming
+        case finished
+    }
+
+    private let phase = Mutex<Phase>(.waitingForHead(nil))
+    private let completedNormally = Mutex(false)
+    private let stream: AsyncThrowingStream<ArraySlice<UInt8>, any Error>
+    private let bodyContinuation: AsyncThrowingStream<ArraySlice<UInt8>, any Error>.Continuation
+
+    override init() {
+        (stream, bodyContinuation) = AsyncThrowingStream<ArraySlice<UInt8>, any Error>.makeStream()
+        super.init()
+    }
+
+    /// Waits for the response head (or the task's failure).
+    func head(of task: URLSessionTask) async throws -> URLResponse {
+        bodyContinuation.onTermination = { termination in
+            if case .cancelled = termination { task.cancel() }
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let resumeNow = phase.withLock { phase -> Bool in
+                    guard case .waitingForHead = phase else { return true }
+                    phase = .waitingForHead(continuation)
+                    return false
+                }
+                if resumeNow {
+                    continuation.resume(throwing: ParleyError(.transport, "The request ended before its response head arrived."))
+                } else {
+                    task.resume()
+                }
+            }
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    func urlSession(
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        let waiting = phase.withLock { phase -> CheckedContinuation<URLResponse, any Error>? in
+            guard case .waitingForHead(let continuation) = phase else { return nil }
+            phase = .streaming
+            return continuation
+        }
+        completionHandler(.allow)
+        waiting?.resume(returning: response)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        bodyContinuation.yield(ArraySlice(data))
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        let waiting = phase.withLock { phase -> CheckedContinuation<URLResponse, any Error>? in
+            defer { phase = .finished }
+            if case .waitingForHead(let continuation) = phase { return continuation }
+            return nil
+        }
+        if let error {
+            let failure = URLSessionTransport.translate(error)
+            if let waiting {
+                waiting.resume(throwing: failure)
+            }
+            bodyContinuation.finish(throwing: failure)
+        } else {
+            if let waiting, let response = task.response {
+                waiting.resume(returning: response)
+            } else {
+                waiting?.resume(throwing: ParleyError(.transport, "URLSession finished without a response."))
+            }
+            completedNormally.withLock { $0 = true }
+            bodyContinuation.finish()
+        }
+    }
+
+    /// The response body. It ends only when the task completed; a stream cut short by cancellation throws
+    /// instead of looking like a complete body.
+    var body: Body { Body(delegate: self) }
+
+    struct Body: AsyncSequence, Sendable {
+        typealias Element = ArraySlice<UInt8>
+        let delegate: StreamingTaskDelegate
+
+        func makeAsyncIterator() -> Iterator {
+            Iterator(delegate: delegate, base: delegate.stream.makeAsyncIterator())
+        }
+
+        struct Iterator: AsyncIteratorProtocol {
+            let delegate: StreamingTaskDelegate
+            var base: AsyncThrowingStream<ArraySlice<UInt8>, any Error>.AsyncIterator
+
+            mutating func next() async throws -> ArraySlice<UInt8>? {
+                if let chunk = try await base.next() { return chunk }
+                guard delegate.completedNormally.withLock({ $0 }) else {
+                    throw ParleyError(.cancelled, "The response body was cut short because the call was cancelled.")
+                }
+                return nil
+            }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+#if canImport(FoundationNetworking)
+import Foundation
+import FoundationNetworking
+#else
+import Foundation
+#endif
+import Parley
+
+extension URLSessionTransport {
+    /// Turns a `URLError` into a ``ParleyError`` with a kind and a plain message.
+    static func translate(_ error: any Error) -> ParleyError {
+        guard let urlError = error as? URLError else {
+            return ParleyError.wrapping(error, as: .transport, "URLSession failed: \(error).")
+        }
+        switch urlError.code {
+        case .cancelled:
+            return ParleyError(.cancelled, "The request was cancelled.", underlying: urlError)
+        case .timedOut:
+            return ParleyError(.timeout, "URLSession timed out waiting for the server.", underlying: urlError)
+        case .cannotConnectToHost:
+            return ParleyError(.transport, "Could not connect to the server (connection refused?).", underlying: urlError)
+        case .cannotFindHost, .dnsLookupFailed:
+            return ParleyError(.transport, "The host name could not be resolved.", underlying: urlError)
+        case .networkConnectionLost:
+            return ParleyError(.transport, "The connection was lost before the response completed.", underlying: urlError)
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
+            .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
+            return ParleyError(.transport, "The TLS connection failed: \(urlError.localizedDescription).", underlying: urlError)
+        case .badURL, .unsupportedURL:
+            return ParleyError(.invalidRequest, "URLSession refused the URL: \(urlError.localizedDescription).", underlying: urlError)
+        default:
+            return ParleyError(.transport, "URLSession failed: \(urlError.localizedDescription) (code \(urlError.code.rawValue)).", underlying: urlError)
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Parley
+
+/// A user of the demo server.
+struct User: Codable, Sendable, CustomStringConvertible {
+    let id: Int
+    let name: String
+    let email: String
+    var description: String { "#\(id) \(name) <\(email)>" }
+}
+
+/// The fields to create or update a user.
+struct NewUser: Codable, Sendable {
+    let name: String
+    let email: String
+}
+
+struct ListUsers: Endpoint {
+    typealias Response = [User]
+    var path: Path { "/users" }
+}
+
+struct GetUser: Endpoint {
+    typealias Response = User
+    let id: Int
+    var path: Path { "/users/\(id)" }
+}
+
+struct CreateUser: Endpoint {
+    typealias Response = User
+    let user: NewUser
+    var method: HTTPRequest.Method { .post }
+    var path: Path { "/users" }
+    var body: RequestBody { .json(user) }
+}
+
+struct UpdateUser: Endpoint {
+    typealias Response = User
+    let id: Int
+    let user: NewUser
+    var method: HTTPRequest.Method { .put }
+    var path: Path { "/users/\(id)" }
+    var body: RequestBody { .json(user) }
+}
+
+struct DeleteUser: Endpoint {
+    typealias Response = Void
+    let id: Int
+    var method: HTTPRequest.Method { .delete }
+    var path: Path { "/users/\(id)" }
+}
+
+struct GetProfile: Endpoint {
+    typealias Response = JSONValue
+    let id: Int
+    var path: Path { "/users/\(id)/profile" }
+    var validators: [ResponseValidator] { [.requiredJSONKeys(["id", "name", "email", "profile.avatar"])] }
+}

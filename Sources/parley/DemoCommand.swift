@@ -1,0 +1,41 @@
+import ArgumentParser
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Parley
+import ParleyAsyncHTTPClient
+import ParleyDemoServer
+
+/// `parley demo`: starts the embedded demo server and walks through typed calls.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Start the embedded demo server on 127.0.0.1 and walk through typed calls against it.",
+        discussion: "With --serve, only run the server (printing its URL) until interrupted."
+    )
+
+    @Flag(help: "Only run the demo server until interrupted (Ctrl-C), for trying Parley or curl against it.")
+    var serve = false
+
+    @Option(help: "The port to listen on (0 picks a free one).")
+    var port = 0
+
+    func run() async throws {
+        if serve {
+            try await DemoServer.run(port: port) { port in
+                print("Parley demo server listening on http://127.0.0.1:\(port) (Ctrl-C to stop)")
+            }
+            return
+        }
+        let server = try await DemoServer.start(port: port)
+        do {
+            try await DemoWalkthrough(baseURL: server.baseURL).run()
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+}

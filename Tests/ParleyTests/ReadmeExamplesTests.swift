@@ -1,0 +1,75 @@
+import Foundation
+import Parley
+import ParleyAsyncHTTPClient
+import ParleyDemoServer
+import Testing
+
+// The README's Swift blocks, compiled and run against the demo server.
+// scripts/check-readme fails when a README block is not found here line for line.
+enum Readme {
+    struct User: Codable, Sendable {
+        let id: Int
+        let name: String
+        let email: String
+    }
+
+    struct GetUser: Endpoint {
+        typealias Response = User
+        let id: Int
+        var path: Path { "/users/\(id)" }
+    }
+
+    struct CreateUser: Endpoint {
+        typealias Response = User
+        let name: String
+        let email: String
+        var method: HTTPRequest.Method { .post }
+        var path: Path { "/users" }
+        var headers: Headers { ["X-Request-Source": "signup"] }
+        var body: RequestBody { .json(["name": name, "email": email]) }
+    }
+}
+
+extension Readme {
+    @Suite("README examples")
+    struct Examples {
+        @Test("the quick start runs")
+        func quickStart() async throws {
+            let server = try await DemoServer.start()
+            defer { Task { await server.stop() } }
+            let baseURL = try #require(URL(string: server.baseURL))
+
+            let client = Client(baseURL: baseURL, headers: ["User-Agent": "my-app/1.0"])
+            let user = try await client.send(GetUser(id: 1))
+            let (created, response) = try await client.response(for: CreateUser(name: "Grace", email: "grace@example.com"))
+            print(user.name, created.id, response.status.code)
+
+            #expect(user.name == "Ada Lovelace")
+            #expect(created.name == "Grace")
+            #expect(response.status.code == 201)
+        }
+
+        @Test("the failure example prints a readable error")
+        func failure() async throws {
+            let server = try await DemoServer.start()
+            defer { Task { await server.stop() } }
+            let baseURL = try #require(URL(string: server.baseURL))
+            let client = Client(baseURL: baseURL, headers: ["User-Agent": "my-app/1.0"])
+
+            do {
+                _ = try await client.send(GetUser(id: 99))
+            } catch {
+                // Parley unacceptableStatus error for GET http://127.0.0.1:PORT/users/99: The server answered 404 Not Found,
+                // but GetUser accepts only 200…299. Response: 404 Not Found, Content-Type application/json; charset=utf-8.
+                // Body: {"error":"user 99 not found"}
+                print(error.kind, error)
+            }
+
+            let error = await expectParleyError(.unacceptableStatus) { try await client.send(GetUser(id: 99)) }
+            let expected = "Parley unacceptableStatus error for GET \(server.baseURL)/users/99: The server answered 404 Not Found, "
+                + "but GetUser accepts only 200…299. Response: 404 Not Found, Content-Type application/json; charset=utf-8. "
+                + #"Body: {"error":"user 99 not found"}"#
+            #expect(error?.description == expected)
+        }
+    }
+}
