@@ -1,5 +1,5 @@
 import NIOCore
-import Synchronization
+import NIOConcurrencyHelpers
 
 /// A per-server registry of fired events with waiters that suspend (without polling) until one
 /// of the events they care about fires, a timeout elapses, or their task is cancelled.
@@ -15,11 +15,11 @@ final class EventBoard: Sendable {
         var nextToken = 0
     }
 
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     /// Returns a process-unique token, e.g. to name an `.inboundClosed` event.
     func makeToken() -> Int {
-        self.state.withLock { state in
+        self.state.withLockedValue { state in
             defer { state.nextToken += 1 }
             return state.nextToken
         }
@@ -27,7 +27,7 @@ final class EventBoard: Sendable {
 
     /// Records `event` and wakes everybody waiting for it.
     func fire(_ event: DemoEvent) {
-        let toWake = self.state.withLock { state -> [AsyncStream<Void>.Continuation] in
+        let toWake = self.state.withLockedValue { state -> [AsyncStream<Void>.Continuation] in
             guard state.fired.insert(event).inserted else { return [] }
             let tokens = state.waiters.filter { $0.value.events.contains(event) }.map(\.key)
             return tokens.compactMap { state.waiters.removeValue(forKey: $0)?.continuation }
@@ -39,12 +39,12 @@ final class EventBoard: Sendable {
 
     /// Whether `event` has fired (and was not forgotten since).
     func hasFired(_ event: DemoEvent) -> Bool {
-        self.state.withLock { $0.fired.contains(event) }
+        self.state.withLockedValue { $0.fired.contains(event) }
     }
 
     /// Drops a fired event, so that short-lived events don't accumulate.
     func forget(_ event: DemoEvent) {
-        _ = self.state.withLock { $0.fired.remove(event) }
+        _ = self.state.withLockedValue { $0.fired.remove(event) }
     }
 
     /// Runs `operation`, closing `channel` if the server starts stopping meanwhile, so that an
@@ -70,7 +70,7 @@ final class EventBoard: Sendable {
     @discardableResult
     func wait(forAnyOf events: Set<DemoEvent>, timeout: Duration?) async -> Bool {
         let (stream, continuation) = AsyncStream<Void>.makeStream()
-        let token = self.state.withLock { state -> Int? in
+        let token = self.state.withLockedValue { state -> Int? in
             guard state.fired.isDisjoint(with: events) else { return nil }
             let token = state.nextToken
             state.nextToken += 1
@@ -79,7 +79,7 @@ final class EventBoard: Sendable {
         }
         guard let token else { return true }
         defer {
-            _ = self.state.withLock { $0.waiters.removeValue(forKey: token) }
+            _ = self.state.withLockedValue { $0.waiters.removeValue(forKey: token) }
         }
         if let timeout {
             await withTaskGroup(of: Void.self) { group in
@@ -94,6 +94,6 @@ final class EventBoard: Sendable {
         } else {
             for await _ in stream {}
         }
-        return self.state.withLock { !$0.fired.isDisjoint(with: events) }
+        return self.state.withLockedValue { !$0.fired.isDisjoint(with: events) }
     }
 }

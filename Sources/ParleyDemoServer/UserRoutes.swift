@@ -46,7 +46,9 @@ enum UserRoutes {
         router.post("users") { request, context -> Response in
             switch try await self.decodeInput(request, context: context) {
             case .failure(let response): return response
-            case .success(let input): return try DemoResponses.json(store.create(name: input.name, email: input.email), status: .created)
+            case .success(let input):
+                let user = store.create(name: input.name, email: input.email)
+                return try DemoResponses.json(user, status: .created)
             }
         }
         router.put("users/{id}") { request, context -> Response in

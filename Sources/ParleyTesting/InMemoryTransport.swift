@@ -6,7 +6,6 @@ public import Foundation
 public import HTTPTypes
 public import OpenAPIRuntime
 import Parley
-import Synchronization
 
 /// A transport that answers from routes in memory and records every request: for your tests and previews.
 ///
@@ -33,11 +32,11 @@ public final class InMemoryTransport: ClientTransport {
         public let handler: @Sendable (RecordedRequest) async throws -> StubResponse
     }
 
-    private let state: Mutex<(routes: [Route], requests: [RecordedRequest])>
+    private let state: LockedState<(routes: [Route], requests: [RecordedRequest])>
 
     /// A transport with no routes yet.
     public init(routes: [Route] = []) {
-        state = Mutex((routes, []))
+        state = LockedState((routes, []))
     }
 
     /// Adds a route; later routes are tried first, so a test can override a general one.

@@ -4,12 +4,12 @@ import FoundationNetworking
 #else
 import Foundation
 #endif
-import Synchronization
+import Parley
 
 /// The delegate of a session that ``URLSessionTransport`` owns: routes each task's events to that task's
 /// ``StreamingTaskDelegate`` (per-task delegates are not honoured by FoundationNetworking on Linux).
 final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
-    private let delegates = Mutex<[Int: StreamingTaskDelegate]>([:])
+    private let delegates = LockedState<[Int: StreamingTaskDelegate]>([:])
 
     func register(_ delegate: StreamingTaskDelegate, for task: URLSessionTask) {
         delegates.withLock { $0[task.taskIdentifier] = delegate }

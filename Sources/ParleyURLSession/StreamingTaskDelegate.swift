@@ -6,7 +6,6 @@ import Foundation
 #endif
 import OpenAPIRuntime
 import Parley
-import Synchronization
 
 /// The per-task delegate of one request: hands over the response head as soon as it arrives, then streams
 /// the body chunk by chunk, so nothing is buffered whole and a consumer that stops cancels the task.
@@ -17,8 +16,8 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         case finished
     }
 
-    private let phase = Mutex<Phase>(.waitingForHead(nil))
-    private let completedNormally = Mutex(false)
+    private let phase = LockedState<Phase>(.waitingForHead(nil))
+    private let completedNormally = LockedState(false)
     private let stream: AsyncThrowingStream<ArraySlice<UInt8>, any Error>
     private let bodyContinuation: AsyncThrowingStream<ArraySlice<UInt8>, any Error>.Continuation
 

@@ -6,12 +6,11 @@ import Foundation
 #endif
 import OpenAPIRuntime
 import Parley
-import Synchronization
 
 extension URLSessionTransport {
     /// Sends on an injected session with a completion-handler data task: the response arrives whole.
     func sendBuffered(_ urlRequest: URLRequest, method: HTTPRequest.Method) async throws -> (HTTPResponse, HTTPBody?) {
-        let state = Mutex<BufferedTaskState>(.notStarted)
+        let state = LockedState<BufferedTaskState>(.notStarted)
         let (data, urlResponse) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
                 let task = session.dataTask(with: urlRequest) { data, response, error in

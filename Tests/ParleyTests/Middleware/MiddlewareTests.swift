@@ -1,12 +1,11 @@
 import Foundation
 import Parley
 import ParleyDemoServer
-import Synchronization
 import Testing
 
 /// Collects lines from middlewares, in order.
 final class Trail: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = LockedState<[String]>([])
     func add(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }
 }
