@@ -32,6 +32,19 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         delegate.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: completionHandler)
     }
 
+    /// Authentication challenges (a 401 with `WWW-Authenticate`) are not answered by URLSession: the 401 comes
+    /// back to Parley as a response, where auth middleware and validation deal with it. (FoundationNetworking
+    /// hangs on `.performDefaultHandling` without credentials, and ends the task as cancelled on a rejection.)
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        delegate(for: task)?.rejectedChallenge()
+        completionHandler(.rejectProtectionSpace, nil)
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         delegate(for: dataTask)?.urlSession(session, dataTask: dataTask, didReceive: data)
     }

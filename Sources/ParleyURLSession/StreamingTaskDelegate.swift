@@ -18,6 +18,7 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     private let phase = LockedState<Phase>(.waitingForHead(nil))
     private let completedNormally = LockedState(false)
+    private let challengeRejected = LockedState(false)
     private let stream: AsyncThrowingStream<ArraySlice<UInt8>, any Error>
     private let bodyContinuation: AsyncThrowingStream<ArraySlice<UInt8>, any Error>.Continuation
 
@@ -64,6 +65,12 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         waiting?.resume(returning: response)
     }
 
+    /// The router turned down an authentication challenge: URLSession will end the task as cancelled,
+    /// which here means "the 401 response is complete".
+    func rejectedChallenge() {
+        challengeRejected.withLock { $0 = true }
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         bodyContinuation.yield(ArraySlice(data))
     }
@@ -73,6 +80,12 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
             defer { phase = .finished }
             if case .waitingForHead(let continuation) = phase { return continuation }
             return nil
+        }
+        var error = error
+        if let urlError = error as? URLError, urlError.code == .cancelled, waiting == nil,
+            challengeRejected.withLock({ $0 })
+        {
+            error = nil
         }
         if let error {
             let failure = URLSessionTransport.translate(error)

@@ -55,6 +55,17 @@ struct ParleyErrorTests {
         #expect(error?.request?.description.contains("GET http://127.0.0.1:") == true)
     }
 
+    @Test("a failed TLS handshake is a transport error", arguments: TransportKind.allCases)
+    func tlsFailure(transport: TransportKind) async throws {
+        try await withDemoClient(transport) { _, server in
+            // The demo server speaks plain HTTP, so a TLS ClientHello gets no valid answer.
+            let https = Client(baseURL: try #require(URL(string: server.baseURL.replacingOccurrences(of: "http:", with: "https:"))), transport: transport.makeTransport())
+            let error = await expectParleyError(.transport) { try await https.send(GetUser(id: 1)) }
+            #expect(error?.request?.url.hasPrefix("https://127.0.0.1:") == true)
+            try await https.shutdown()
+        }
+    }
+
     @Test("a connection closed mid-body is a transport error", arguments: TransportKind.allCases)
     func closedMidBody(transport: TransportKind) async throws {
         try await withDemoClient(transport) { client, _ in
