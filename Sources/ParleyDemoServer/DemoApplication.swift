@@ -48,6 +48,7 @@ enum DemoApplication {
         router.add(middleware: AnyMethodRoutesMiddleware())
         UserRoutes.register(on: router, store: users)
         SimpleRoutes.register(on: router)
+        BenchRoutes.register(on: router)
         StreamingRoutes.register(on: router, events: events)
         TimingRoutes.register(on: router, events: events)
         return router

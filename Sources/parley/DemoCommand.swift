@@ -1,9 +1,5 @@
 import ArgumentParser
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
 import Foundation
-#endif
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
@@ -25,7 +21,9 @@ struct DemoCommand: AsyncParsableCommand {
     func run() async throws {
         if serve {
             try await DemoServer.run(port: port) { port in
-                print("Parley demo server listening on http://127.0.0.1:\(port) (Ctrl-C to stop)")
+                // Written unbuffered, so a script reading a pipe sees the URL at once.
+                let line = "Parley demo server listening on http://127.0.0.1:\(port) (Ctrl-C to stop)\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
             }
             return
         }

@@ -1,0 +1,27 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Side-by-side benchmarks: Parley against the raw AsyncHTTPClient and URLSession code a user would
+// otherwise write, on the same server, alternating A B A B in one run. Release builds only: scripts/bench.
+let package = Package(
+    name: "parley-benchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "ParleyBench",
+            dependencies: [
+                .product(name: "Parley", package: "parley"),
+                .product(name: "ParleyAsyncHTTPClient", package: "parley"),
+                .product(name: "ParleyURLSession", package: "parley"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        )
+    ]
+)
