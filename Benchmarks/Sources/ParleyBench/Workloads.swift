@@ -64,7 +64,7 @@ enum RawAHC {
         let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
         guard response.status == .ok else { throw BenchError.status(Int(response.status.code)) }
         let body = try await response.body.collect(upTo: 32 * 1024 * 1024)
-        return try JSONDecoder().decode(Item.self, from: body)
+        return try JSONDecoder().decode(Item.self, from: Data(body.readableBytesView))
     }
 
     static func post(_ client: HTTPClient, url: String) async throws -> Item {
@@ -75,7 +75,7 @@ enum RawAHC {
         let response = try await client.execute(request, timeout: .seconds(30))
         guard response.status == .ok else { throw BenchError.status(Int(response.status.code)) }
         let body = try await response.body.collect(upTo: 32 * 1024 * 1024)
-        return try JSONDecoder().decode(Item.self, from: body)
+        return try JSONDecoder().decode(Item.self, from: Data(body.readableBytesView))
     }
 }
 
