@@ -36,11 +36,13 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
     }
 
     /// AsyncHTTPClient's defaults, except that a failed connection attempt fails the request at once
-    /// (``ParleyError/Kind/transport``) instead of being retried until the deadline: retrying is the job of
-    /// a retry middleware, which knows which requests are safe to repeat.
+    /// (``ParleyError/Kind/transport``) instead of being retried until the deadline (retrying is the job of
+    /// a retry middleware, which knows which requests are safe to repeat), and that a connection on which
+    /// nothing arrives for 60 seconds fails with ``ParleyError/Kind/timeout`` (10 seconds to connect).
     public static var defaultConfiguration: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(10), read: .seconds(60))
         return configuration
     }
 
@@ -87,7 +89,7 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         var fields = HTTPFields()
         fields.reserveCapacity(incoming.headers.count)
         for header in incoming.headers {
-            guard let name = HTTPField.Name(header.name) else { continue }
+            guard let name = Self.fieldName(header.name) else { continue }
             fields.append(HTTPField(name: name, value: header.value))
         }
         let response = HTTPResponse(
@@ -113,5 +115,21 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         var base = baseURL.absoluteString
         while base.hasSuffix("/") { base.removeLast() }
         return base + path
+    }
+
+    /// The field name for a response header, without validating and lowercasing the most common ones again.
+    @inline(__always)
+    static func fieldName(_ name: String) -> HTTPField.Name? {
+        switch name {
+        case "content-type", "Content-Type": .contentType
+        case "content-length", "Content-Length": .contentLength
+        case "date", "Date": .date
+        case "server", "Server": .server
+        case "connection", "Connection": .connection
+        case "transfer-encoding", "Transfer-Encoding": .transferEncoding
+        case "cache-control", "Cache-Control": .cacheControl
+        case "set-cookie", "Set-Cookie": .setCookie
+        default: HTTPField.Name(name)
+        }
     }
 }

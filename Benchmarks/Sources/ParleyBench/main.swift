@@ -22,7 +22,8 @@ var configuration = AsyncHTTPClientTransport.defaultConfiguration
 configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
 let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
 let transport = AsyncHTTPClientTransport(client: httpClient)
-let parley = Client(baseURL: baseURL, transport: transport)
+let timeoutOff = ProcessInfo.processInfo.environment["PARLEY_BENCH_NO_TIMEOUT"] != nil
+let parley = Client(baseURL: baseURL, transport: transport, configuration: .init(timeout: timeoutOff ? nil : .seconds(60)))
 let parleyChain = Client(baseURL: baseURL, transport: transport, middlewares: (0..<5).map { _ in NoOp() })
 let sessionConfiguration = URLSessionConfiguration.ephemeral
 sessionConfiguration.httpMaximumConnectionsPerHost = 64
@@ -54,6 +55,18 @@ let comparisons: [Comparison] = [
         requests: 4_000 * scale, concurrency: 64
     ),
     Comparison(
+        name: "transport-only-c64-vs-ahc",
+        parley: Side(name: "AsyncHTTPClientTransport.send + collect") {
+            let request = HTTPRequest(method: .get, scheme: "http", authority: baseURL.host()! + ":" + String(baseURL.port!), path: "/bench/object")
+            let (_, body) = try await transport.send(request, body: nil, baseURL: baseURL, operationID: "x")
+            var data = Data()
+            for try await chunk in body! { data.append(contentsOf: chunk) }
+            _ = try JSONDecoder().decode(Item.self, from: data)
+        },
+        baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(httpClient, url: objectURL) },
+        requests: 4_000 * scale, concurrency: 64
+    ),
+    Comparison(
         name: "middleware5-vs-none",
         parley: Side(name: "Parley + 5 middlewares") { _ = try await parleyChain.send(GetItem()) },
         baseline: Side(name: "Parley") { _ = try await parley.send(GetItem()) },
@@ -66,7 +79,8 @@ var table = [
     "|---|---|---:|---:|---:|---|---:|---:|---:|---:|",
 ]
 var ratios: [String] = []
-for comparison in comparisons {
+let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
+for comparison in comparisons where only == nil || comparison.name == only {
     let (a, b) = try await comparison.run(rounds: rounds)
     let ratio = a.medianThroughput / b.medianThroughput
     table.append(
@@ -88,5 +102,8 @@ print("")
 for line in ratios { print(line) }
 print("rss upload-1g n/a")
 print("rss download-1g n/a")
-try await httpClient.shutdown()
-session.finishTasksAndInvalidate()
+func shutDown() async throws {
+    try await httpClient.shutdown()
+    session.finishTasksAndInvalidate()
+}
+try await shutDown()

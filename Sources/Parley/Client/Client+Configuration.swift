@@ -20,8 +20,11 @@ extension Client {
         public var acceptableContentTypes: [String]?
         /// Validators run on every response before the endpoint's own.
         public var validators: [ResponseValidator]
-        /// Time allowed for a whole call (middlewares, transport, body, decoding); `nil` for none.
-        /// Default: 60 seconds.
+        /// Time allowed for a whole call (middlewares, transport, body, decoding); `nil` (the default) for no
+        /// overall limit. Endpoints can set their own. Without one, a silent server is still caught by the
+        /// transport's idle timeouts (`AsyncHTTPClientTransport`: 10 s to connect, 60 s without a byte read;
+        /// `URLSession`: `timeoutIntervalForRequest`). An overall timeout runs the call in a child task with a
+        /// timer, which costs a few microseconds per call.
         public var timeout: Duration?
         /// The most bytes a buffering decoder collects; larger bodies fail with
         /// ``ParleyError/Kind/bodyTooLarge``. Default: 32 MiB.
@@ -35,7 +38,7 @@ extension Client {
             acceptableStatusCodes: StatusCodes = .successful,
             acceptableContentTypes: [String]? = nil,
             validators: [ResponseValidator] = [],
-            timeout: Duration? = .seconds(60),
+            timeout: Duration? = nil,
             maxResponseBodySize: Int = 32 * 1024 * 1024
         ) {
             self.headers = headers

@@ -62,6 +62,6 @@ extension Endpoint {
     public var validators: [ResponseValidator] { [] }
     /// The client's timeout.
     public var timeout: Duration? { nil }
-    /// The type's name.
-    public var name: String { String(describing: Self.self) }
+    /// The type's name (computed once per type).
+    public var name: String { EndpointNames.name(of: Self.self) }
 }

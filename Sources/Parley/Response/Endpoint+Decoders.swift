@@ -43,7 +43,7 @@ public struct DefaultResponseDecoder<Value: Sendable>: ResponseDecoder {
             let data = try await response.data()
             guard !data.isEmpty else { throw EmptyBodyError(expected: Value.self) }
             do {
-                return try cast(try response.jsonDecoder.decode(decodable, from: data))
+                return try Self.decodeJSON(decodable, data, response.jsonDecoder)
             } catch let error as DecodingError {
                 throw BodyDecodingError(underlying: error, body: data)
             }
@@ -59,6 +59,13 @@ public struct DefaultResponseDecoder<Value: Sendable>: ResponseDecoder {
         } catch {
             throw BodyDecodingError(underlying: error, body: data)
         }
+    }
+
+    /// Decodes `T` (which is `Value`, opened from an existential) without boxing the result in `Any`.
+    private static func decodeJSON<T: Decodable>(_ type: T.Type, _ data: Data, _ decoder: JSONDecoder) throws -> Value {
+        let value = try decoder.decode(type, from: data)
+        guard let typed = value as? Value else { throw UnsupportedResponseType(type: Value.self) }
+        return typed
     }
 
     private func cast(_ value: Any) throws -> Value {

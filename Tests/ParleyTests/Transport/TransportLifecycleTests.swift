@@ -45,6 +45,21 @@ struct TransportLifecycleTests {
         await server.stop()
     }
 
+    @Test("with no overall timeout, AsyncHTTPClient's read timeout still catches a silent server")
+    func readTimeout() async throws {
+        #expect(Client.Configuration().timeout == nil)
+        #expect(AsyncHTTPClientTransport.defaultConfiguration.timeout.read == .seconds(60))
+        var configuration = AsyncHTTPClientTransport.defaultConfiguration
+        configuration.timeout.read = .milliseconds(200)
+        let transport = AsyncHTTPClientTransport(configuration: configuration)
+        let server = try await DemoServer.start()
+        let client = Client(baseURL: try #require(URL(string: server.baseURL)), transport: transport)
+        let error = await expectParleyError(.timeout) { try await client.send(Get<JSONValue>(path: "/slow", query: ["ms": "5000"])) }
+        #expect(error?.underlying is HTTPClientError)
+        try await client.shutdown()
+        await server.stop()
+    }
+
     @Test("the default Client(baseURL:) runs on AsyncHTTPClient")
     func defaultClient() async throws {
         let server = try await DemoServer.start()
