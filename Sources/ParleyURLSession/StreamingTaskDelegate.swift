@@ -19,6 +19,7 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let phase = LockedState<Phase>(.waitingForHead(nil))
     private let completedNormally = LockedState(false)
     private let challengeRejected = LockedState(false)
+    private let task = LockedState<URLSessionTask?>(nil)
     private let stream: AsyncThrowingStream<ArraySlice<UInt8>, any Error>
     private let bodyContinuation: AsyncThrowingStream<ArraySlice<UInt8>, any Error>.Continuation
 
@@ -29,9 +30,7 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
 
     /// Waits for the response head (or the task's failure).
     func head(of task: URLSessionTask) async throws -> URLResponse {
-        bodyContinuation.onTermination = { termination in
-            if case .cancelled = termination { task.cancel() }
-        }
+        self.task.withLock { $0 = task }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let resumeNow = phase.withLock { phase -> Bool in
@@ -104,20 +103,36 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
+    /// Cancels the data task unless it already completed: the body was dropped before its end.
+    func abandon() {
+        guard !completedNormally.withLock({ $0 }) else { return }
+        task.withLock { $0 }?.cancel()
+    }
+
     /// The response body. It ends only when the task completed; a stream cut short by cancellation throws
-    /// instead of looking like a complete body.
-    var body: Body { Body(delegate: self) }
+    /// instead of looking like a complete body. Dropping the body (or its iterator) before the end cancels the
+    /// task, so a size limit or an early error stops the download instead of letting it fill memory.
+    var body: Body { Body(delegate: self, owner: BodyOwner(delegate: self)) }
+
+    /// Held by the body and its iterator; when the last of them goes, an unfinished task is cancelled.
+    final class BodyOwner: Sendable {
+        let delegate: StreamingTaskDelegate
+        init(delegate: StreamingTaskDelegate) { self.delegate = delegate }
+        deinit { delegate.abandon() }
+    }
 
     struct Body: AsyncSequence, Sendable {
         typealias Element = ArraySlice<UInt8>
         let delegate: StreamingTaskDelegate
+        let owner: BodyOwner
 
         func makeAsyncIterator() -> Iterator {
-            Iterator(delegate: delegate, base: delegate.stream.makeAsyncIterator())
+            Iterator(delegate: delegate, owner: owner, base: delegate.stream.makeAsyncIterator())
         }
 
         struct Iterator: AsyncIteratorProtocol {
             let delegate: StreamingTaskDelegate
+            let owner: BodyOwner
             var base: AsyncThrowingStream<ArraySlice<UInt8>, any Error>.AsyncIterator
 
             mutating func next() async throws -> ArraySlice<UInt8>? {

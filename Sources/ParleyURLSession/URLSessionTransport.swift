@@ -72,7 +72,10 @@ public struct URLSessionTransport: ShutdownTransport {
             task.cancel()
             return (response, nil)
         }
-        let length: HTTPBody.Length = http.expectedContentLength >= 0 ? .known(http.expectedContentLength) : .unknown
+        // URLSession hands over decoded bytes: with a Content-Encoding, the declared length is not theirs.
+        let encoded = response.headerFields[.contentEncoding] != nil
+        let length: HTTPBody.Length =
+            http.expectedContentLength >= 0 && !encoded ? .known(http.expectedContentLength) : .unknown
         return (response, HTTPBody(delegate.body, length: length, iterationBehavior: .single))
     }
 

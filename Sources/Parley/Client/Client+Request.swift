@@ -9,21 +9,7 @@ import OpenAPIRuntime
 extension Client {
     /// Builds the wire request for `endpoint`: URL parts, merged and validated headers, encoded body.
     func makeRequest<E: Endpoint>(_ endpoint: E) throws(ParleyError) -> (HTTPRequest, HTTPBody?) {
-        let base = try base.get()
-        let endpointPath = endpoint.path.encoded
-        var path = base.path
-        if endpointPath.isEmpty {
-            if path.isEmpty { path = "/" }
-        } else {
-            if !endpointPath.hasPrefix("/") { path.append("/") }
-            path.append(endpointPath)
-        }
-        let query = endpoint.query
-        if !query.isEmpty {
-            path.append("?")
-            query.appendEncoded(to: &path, spaceAsPlus: false)
-        }
-        var request = HTTPRequest(method: endpoint.method, scheme: base.scheme, authority: base.authority, path: path)
+        var request = try makeRequestHead(endpoint)
         do {
             request.headerFields = try configuration.headers.merging(endpoint.headers).httpFields()
         } catch {
@@ -48,5 +34,32 @@ extension Client {
             request.headerFields[.contentType] = contentType
         }
         return (request, made.body)
+    }
+
+    /// The method and URL parts of `endpoint`'s request, without header fields or body.
+    func makeRequestHead<E: Endpoint>(_ endpoint: E) throws(ParleyError) -> HTTPRequest {
+        let base = try base.get()
+        let endpointPath = endpoint.path
+        if let segment = endpointPath.dotSegment {
+            throw ParleyError(
+                .invalidRequest,
+                "The path of \(endpoint.name) has a segment that reads as \(String(reflecting: segment)) once decoded, "
+                    + "which a server may resolve to another folder; refusing to send it. Check the interpolated values."
+            )
+        }
+        let encodedPath = endpointPath.encoded
+        var path = base.path
+        if encodedPath.isEmpty {
+            if path.isEmpty { path = "/" }
+        } else {
+            if !encodedPath.hasPrefix("/") { path.append("/") }
+            path.append(encodedPath)
+        }
+        let query = endpoint.query
+        if !query.isEmpty {
+            path.append("?")
+            query.appendEncoded(to: &path, spaceAsPlus: false)
+        }
+        return HTTPRequest(method: endpoint.method, scheme: base.scheme, authority: base.authority, path: path)
     }
 }

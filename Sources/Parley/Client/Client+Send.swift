@@ -24,10 +24,12 @@ extension Client {
         }
         do {
             return try await Self.withTimeout(timeout) { () throws(ParleyError) in try await self.perform(endpoint) }
-        } catch let error as ParleyError {
-            throw error
         } catch {
-            throw ParleyError.wrapping(error, as: .transport, "The call failed.")
+            var failure = error
+            if failure.request == nil, let request = try? makeRequestHead(endpoint) {
+                failure.request = Self.summary(of: request)
+            }
+            throw failure
         }
     }
 

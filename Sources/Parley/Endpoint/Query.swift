@@ -36,8 +36,9 @@ public struct Query: Sendable, Hashable, ExpressibleByDictionaryLiteral, Express
         self.items = elements
     }
 
-    /// Parses an encoded query string such as `a=1&b=x%20y` (without `?`). Escapes that do not decode
-    /// are kept as written; `+` becomes a space only when `plusAsSpace` is set (form bodies).
+    /// Parses an encoded query string such as `a=1&b=x%20y` (without `?`). A name or value with a malformed
+    /// escape (or bytes that are not UTF-8) is kept exactly as written; `+` becomes a space only when
+    /// `plusAsSpace` is set (form bodies).
     public init(percentEncoded: String, plusAsSpace: Bool = false) {
         self.items = percentEncoded.split(separator: "&").map { pair in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

@@ -84,11 +84,15 @@ public struct ParleyError: Error, Sendable, CustomStringConvertible {
     public var bodyExcerpt: String? {
         guard let body else { return nil }
         if body.isEmpty { return "empty body" }
+        let truncated = body.count > ParleyError.excerptLimit
         let prefix = body.prefix(ParleyError.excerptLimit)
-        let text = String(validating: prefix, as: UTF8.self)
-            ?? String(validating: prefix.dropLast(3), as: UTF8.self).map { $0 + "…" }
+        var text = String(validating: prefix, as: UTF8.self)
+        if text == nil, truncated {
+            // The cut may have split a character: drop up to three trailing bytes of it.
+            for drop in 1...3 where text == nil { text = String(validating: prefix.dropLast(drop), as: UTF8.self) }
+        }
         guard let text else { return "<\(body.count) bytes, not UTF-8 text>" }
-        return body.count > ParleyError.excerptLimit ? text + "…" : text
+        return truncated ? text + "…" : text
     }
 
     /// How many body bytes an error keeps.

@@ -36,6 +36,7 @@ public struct ResponseBody: Sendable {
 
     /// The whole body. Fails with ``ParleyError/Kind/bodyTooLarge`` when it exceeds ``maxBytes``
     /// (checked against `Content-Length` first, then while reading, so an oversized body is never held).
+    /// A streamed body can be read once: read it with one of ``data()``, ``stream()`` or ``discard()``.
     public func data() async throws(ParleyError) -> Data {
         switch storage {
         case .buffered(let data):
@@ -68,7 +69,7 @@ public struct ResponseBody: Sendable {
         var expected = 0
         if case .known(let length) = body.length {
             guard length <= maxBytes else { throw tooLarge(maxBytes, declared: length) }
-            expected = Int(length)
+            expected = Int(max(0, length))
         }
         var data = Data()
         data.reserveCapacity(expected)

@@ -116,3 +116,43 @@ struct CancellationTests {
         }
     }
 }
+
+/// Holds the call well past any timeout and ignores cancellation, like a badly written middleware.
+struct Stubborn: ClientMiddleware {
+    let finished: Trail
+    func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().asyncAfter(deadline: .now() + 3) { continuation.resume() }
+        }
+        finished.add("finished")
+        return try await next(request, body, baseURL)
+    }
+}
+
+@Suite("Timeouts that do not wait")
+struct StubbornTimeoutTests {
+    @Test("a timeout fires on time even when the call ignores cancellation, and names the request")
+    func stubborn() async throws {
+        let finished = Trail()
+        try await withDemoClient(.asyncHTTPClient, middlewares: [Stubborn(finished: finished)], configuration: .init(timeout: .milliseconds(100))) { client, _ in
+            let error = await expectParleyError(.timeout) { try await client.send(GetUser(id: 1)) }
+            // The error came back while the middleware was still holding the call.
+            #expect(finished.all.isEmpty)
+            #expect(error?.request?.description.hasSuffix("/users/1") == true)
+        }
+    }
+
+    @Test("a body dropped at the size limit closes the connection", arguments: TransportKind.allCases)
+    func droppedBodyClosesConnection(transport: TransportKind) async throws {
+        try await withDemoClient(transport, configuration: .init(maxResponseBodySize: 100)) { client, _ in
+            let id = UUID().uuidString
+            // /hang streams forever: only closing the connection can end it.
+            await expectParleyError(.bodyTooLarge) { try await client.send(Hang(id: id)) }
+            let status = try await client.send(HangStatus(id: id))
+            #expect(status.closed)
+        }
+    }
+}

@@ -39,6 +39,23 @@ struct ParleyErrorTests {
         #expect(transport.requests.isEmpty)
     }
 
+    @Test("a path whose interpolated value reads as a dot segment is refused, nothing sent", arguments: [
+        "..", ".",
+    ])
+    func dotSegments(value: String) async throws {
+        let transport = InMemoryTransport()
+        transport.route(nil, "*") { _ in .text("ok") }
+        let client = Client(baseURL: try #require(URL(string: "http://127.0.0.1:1")), transport: transport)
+        let whole = await expectParleyError(.invalidRequest) { try await client.send(EchoEndpoint(path: "/files/\(value)/x")) }
+        #expect(whole?.description.contains("refusing to send it") == true)
+        await expectParleyError(.invalidRequest) { try await client.send(EchoEndpoint(path: "/files/.\(".")")) }
+        #expect(transport.requests.isEmpty)
+        // Literal dot segments are the author's own and go out as written; "..x" is an ordinary name.
+        _ = try await client.send(GetText(path: "/files/../x"))
+        _ = try await client.send(GetText(path: "/files/\("..x")"))
+        #expect(transport.requests.count == 2)
+    }
+
     @Test("a body that cannot be encoded is an encoding error, nothing sent")
     func encodingFailure() async throws {
         let transport = InMemoryTransport()
