@@ -66,7 +66,7 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         baseURL: URL,
         operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        var outgoing = HTTPClientRequest(url: Self.url(of: request, baseURL: baseURL))
+        var outgoing = HTTPClientRequest(url: request.absoluteURLString(baseURL: baseURL))
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         outgoing.headers.reserveCapacity(request.headerFields.count)
         for field in request.headerFields {
@@ -105,16 +105,6 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
             iterationBehavior: .single
         )
         return (response, responseBody)
-    }
-
-    static func url(of request: HTTPRequest, baseURL: URL) -> String {
-        let path = request.path ?? "/"
-        if let scheme = request.scheme, let authority = request.authority {
-            return scheme + "://" + authority + path
-        }
-        var base = baseURL.absoluteString
-        while base.hasSuffix("/") { base.removeLast() }
-        return base + path
     }
 
     /// The field name for a response header, without validating and lowercasing the most common ones again.

@@ -97,15 +97,7 @@ public struct URLSessionTransport: ShutdownTransport {
     }
 
     static func urlRequest(for request: HTTPRequest, baseURL: URL) throws -> URLRequest {
-        let path = request.path ?? "/"
-        let text: String
-        if let scheme = request.scheme, let authority = request.authority {
-            text = scheme + "://" + authority + path
-        } else {
-            var base = baseURL.absoluteString
-            while base.hasSuffix("/") { base.removeLast() }
-            text = base + path
-        }
+        let text = request.absoluteURLString(baseURL: baseURL)
         guard let url = URL(string: text) else {
             throw ParleyError(.invalidRequest, "URLSession cannot represent the URL \(String(reflecting: text)).")
         }

@@ -70,18 +70,31 @@ extension Client {
         for middleware in middlewares.reversed() {
             let downstream = next
             next = { request, body, url in
-                try await middleware.intercept(request, body: body, baseURL: url, operationID: operationID, next: downstream)
+                do {
+                    return try await middleware.intercept(
+                        request, body: body, baseURL: url, operationID: operationID, next: downstream
+                    )
+                } catch {
+                    // Downstream failures are already ParleyErrors; anything else is this middleware's own.
+                    throw ParleyError.wrapping(
+                        error, as: .middleware, "The middleware \(type(of: middleware)) failed: \(error)"
+                    )
+                }
             }
         }
+        return try await Self.typed { try await next(request, body, baseURL) }
+    }
+
+    /// Runs `body`, whose errors are all ParleyErrors by construction of the chain, with a typed throw.
+    private static func typed<T>(_ body: () async throws -> T) async throws(ParleyError) -> T {
         do {
-            return try await next(request, body, baseURL)
+            return try await body()
         } catch {
             throw ParleyError.wrapping(error, as: .middleware, "A middleware failed: \(error)")
         }
     }
 
     static func summary(of request: HTTPRequest) -> ParleyError.RequestSummary {
-        let url = "\(request.scheme ?? "http")://\(request.authority ?? "")\(request.path ?? "")"
-        return ParleyError.RequestSummary(method: request.method, url: url)
+        ParleyError.RequestSummary(method: request.method, url: request.absoluteURLString(baseURL: nil))
     }
 }

@@ -120,6 +120,7 @@ struct MiddlewareTests {
             let error = await expectParleyError(.middleware) { try await client.send(GetUser(id: 1)) }
             #expect(error?.underlying is Refuse.NotAllowed)
             #expect(error?.description.contains("requests to this host are not allowed") == true)
+            #expect(error?.message.contains("The middleware Refuse failed") == true)
         }
     }
 
