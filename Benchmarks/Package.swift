@@ -10,6 +10,7 @@ let package = Package(
         .package(name: "parley", path: ".."),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
         .executableTarget(
@@ -20,8 +21,24 @@ let package = Package(
                 .product(name: "ParleyURLSession", package: "parley"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
-        )
+        ),
+        // Micro-benchmarks (package-benchmark): Parley's own per-request work without a network, and
+        // allocations per request end to end. `swift package --disable-sandbox benchmark` (scripts/bench runs it).
+        .executableTarget(
+            name: "ParleyMicro",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Parley", package: "parley"),
+                .product(name: "ParleyAsyncHTTPClient", package: "parley"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Benchmarks/ParleyMicro",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

@@ -15,8 +15,9 @@ else {
     exit(2)
 }
 let quick = arguments.contains("--quick")
-let rounds = quick ? 3 : 7
-let scale = quick ? 1 : 4
+// Many short rounds, alternating, so that slow drifts of a shared machine hit both sides alike.
+let rounds = quick ? 5 : 21
+let scale = quick ? 1 : 2
 
 var configuration = AsyncHTTPClientTransport.defaultConfiguration
 configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
@@ -31,6 +32,7 @@ let session = URLSession(configuration: sessionConfiguration)
 let objectURL = baseURL.absoluteString + "/bench/object"
 let objectURLValue = baseURL.appendingPathComponent("bench/object")
 
+let benchRequest = HTTPRequest(method: .get, scheme: "http", authority: baseURL.host()! + ":" + String(baseURL.port!), path: "/bench/object")
 let parleyGet = Side(name: "Parley") { _ = try await parley.send(GetItem()) }
 let comparisons: [Comparison] = [
     Comparison(
@@ -57,8 +59,7 @@ let comparisons: [Comparison] = [
     Comparison(
         name: "diagnostic-transport-c64-vs-ahc",
         parley: Side(name: "AsyncHTTPClientTransport.send + collect") {
-            let request = HTTPRequest(method: .get, scheme: "http", authority: baseURL.host()! + ":" + String(baseURL.port!), path: "/bench/object")
-            let (_, body) = try await transport.send(request, body: nil, baseURL: baseURL, operationID: "x")
+            let (_, body) = try await transport.send(benchRequest, body: nil, baseURL: baseURL, operationID: "x")
             var data = Data()
             for try await chunk in body! { data.append(contentsOf: chunk) }
             _ = try JSONDecoder().decode(Item.self, from: data)
@@ -73,6 +74,85 @@ let comparisons: [Comparison] = [
         requests: 1_000 * scale, concurrency: 1
     ),
 ]
+
+/// Variants of the raw AsyncHTTPClient GET, for `--profile` only: each adds one step of the transport seam.
+let rawGet = Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(httpClient, url: objectURL) }
+let probes: [Comparison] = [
+    Side(name: "probe-deadline") { _ = try await Probes.getDistantDeadline(httpClient, url: objectURL) },
+    Side(name: "probe-arrayslice") { _ = try await Probes.getArraySlices(httpClient, url: objectURL) },
+    Side(name: "probe-httpbody") { _ = try await Probes.getHTTPBody(httpClient, url: objectURL) },
+    Side(name: "probe-inline-plain") { _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: false, convertHeaders: false) },
+    Side(name: "probe-inline-headers") { _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: false, convertHeaders: true) },
+    Side(name: "probe-inline-httpbody") { _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: true, convertHeaders: false) },
+    Side(name: "probe-inline-all") { _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: true, convertHeaders: true) },
+    Side(name: "probe-copy-eager") {
+        let (_, body) = try await Probes.transportCopy(httpClient, benchRequest, eager: true)
+        var data = Data()
+        for try await chunk in body! { data.append(contentsOf: chunk) }
+        _ = try JSONDecoder().decode(Item.self, from: data)
+    },
+    Side(name: "probe-copy-stream") {
+        let (_, body) = try await Probes.transportCopy(httpClient, benchRequest, eager: false)
+        var data = Data()
+        for try await chunk in body! { data.append(contentsOf: chunk) }
+        _ = try JSONDecoder().decode(Item.self, from: data)
+    },
+    Side(name: "probe-transport-drain") {
+        let (_, body) = try await transport.send(benchRequest, body: nil, baseURL: baseURL, operationID: "x")
+        for try await _ in body! {}
+    },
+].map { Comparison(name: $0.name, parley: $0, baseline: rawGet, requests: 4_000 * scale, concurrency: 64) }
+
+let canned = Client(baseURL: baseURL, transport: CannedTransport())
+let cannedProbe = Comparison(
+    name: "probe-canned", parley: Side(name: "canned") { _ = try await canned.send(GetItem()) },
+    baseline: Side(name: "decode") { _ = try JSONDecoder().decode(Item.self, from: CannedTransport.object) },
+    requests: 100_000, concurrency: 1
+)
+
+// Profiling mode: `--profile NAME --side parley|baseline [--requests N]` runs one side only, once, so that
+// `perf record` or `valgrind --tool=callgrind` sees just that side's work.
+if let profileIndex = arguments.firstIndex(of: "--profile"), profileIndex + 1 < arguments.count {
+    let name = arguments[profileIndex + 1]
+    guard let comparison = (comparisons + probes + [cannedProbe]).first(where: { $0.name == name }) else {
+        throw BenchError.usage("no comparison named \(name)")
+    }
+    let sideName = arguments.firstIndex(of: "--side").map { arguments[$0 + 1] } ?? "parley"
+    let side = sideName == "baseline" ? comparison.baseline : comparison.parley
+    let count = arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) } ?? comparison.requests
+    let (throughput, _) = try await measure(side, requests: count, concurrency: comparison.concurrency)
+    print("profile \(name) \(side.name): \(Int(throughput)) req/s")
+    try await shutDown()
+    exit(0)
+}
+
+// Several sides alternately: `--ab NAME:SIDE,NAME:SIDE,… [--rounds N] [--requests N]`; prints each side's
+// median throughput, for comparing variants during profiling.
+if let abIndex = arguments.firstIndex(of: "--ab"), abIndex + 1 < arguments.count {
+    let all = comparisons + probes + [cannedProbe]
+    let specs = arguments[abIndex + 1].split(separator: ",").map(String.init)
+    let abRounds = arguments.firstIndex(of: "--rounds").flatMap { Int(arguments[$0 + 1]) } ?? 5
+    let count = arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) } ?? 8_000
+    var sides: [(String, Side, Int)] = []
+    for spec in specs {
+        let parts = spec.split(separator: ":").map(String.init)
+        guard let comparison = all.first(where: { $0.name == parts[0] }) else { throw BenchError.usage("no comparison \(spec)") }
+        sides.append((spec, parts.count > 1 && parts[1] == "baseline" ? comparison.baseline : comparison.parley, comparison.concurrency))
+    }
+    var results = Array(repeating: [Double](), count: sides.count)
+    for (_, side, concurrency) in sides { _ = try await measure(side, requests: count / 4, concurrency: concurrency) }
+    for _ in 0..<abRounds {
+        for (index, (_, side, concurrency)) in sides.enumerated() {
+            results[index].append(try await measure(side, requests: count, concurrency: concurrency).0)
+        }
+    }
+    for (index, (spec, _, _)) in sides.enumerated() {
+        let sorted = results[index].sorted()
+        print("\(spec): median \(Int(sorted[sorted.count / 2])) req/s  (\(sorted.map { String(Int($0)) }.joined(separator: " ")))")
+    }
+    try await shutDown()
+    exit(0)
+}
 
 var table = [
     "| comparison | Parley side | req/s | p50 | p99 | baseline | req/s | p50 | p99 | ratio |",

@@ -57,14 +57,19 @@ extension Client {
         operationID: String
     ) async throws(ParleyError) -> (HTTPResponse, HTTPBody?) {
         let transport = self.transport
+        if middlewares.isEmpty {
+            // No chain to build: call the transport directly (no closure allocated per call).
+            do {
+                return try await transport.send(request, body: body, baseURL: baseURL, operationID: operationID)
+            } catch {
+                throw Self.transportFailure(error)
+            }
+        }
         var next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, body, url in
             do {
                 return try await transport.send(request, body: body, baseURL: url, operationID: operationID)
             } catch {
-                if Task.isCancelled, !(error is ParleyError) {
-                    throw ParleyError(.cancelled, "The call was cancelled while in the transport.", underlying: error)
-                }
-                throw ParleyError.wrapping(error, as: .transport, "The transport failed: \(error)")
+                throw Self.transportFailure(error)
             }
         }
         for middleware in middlewares.reversed() {
@@ -83,6 +88,14 @@ extension Client {
             }
         }
         return try await Self.typed { try await next(request, body, baseURL) }
+    }
+
+    /// A transport's failure as a `ParleyError` (``ParleyError/Kind/cancelled`` when the task was cancelled).
+    static func transportFailure(_ error: any Error) -> ParleyError {
+        if Task.isCancelled, !(error is ParleyError) {
+            return ParleyError(.cancelled, "The call was cancelled while in the transport.", underlying: error)
+        }
+        return ParleyError.wrapping(error, as: .transport, "The transport failed: \(error)")
     }
 
     /// Runs `body`, whose errors are all ParleyErrors by construction of the chain, with a typed throw.

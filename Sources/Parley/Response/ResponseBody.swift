@@ -71,17 +71,24 @@ public struct ResponseBody: Sendable {
             guard length <= maxBytes else { throw tooLarge(maxBytes, declared: length) }
             expected = Int(max(0, length))
         }
-        var data = Data()
-        data.reserveCapacity(expected)
         do {
-            for try await chunk in body {
+            var chunks = body.makeAsyncIterator()
+            guard let first = try await chunks.next() else { return Data() }
+            guard first.count <= maxBytes else { throw tooLarge(maxBytes, declared: nil) }
+            // The common case, a body in one chunk, is copied once and allocated once.
+            guard let second = try await chunks.next() else { return Data(first) }
+            var data = Data(capacity: max(expected, first.count + second.count))
+            data.append(contentsOf: first)
+            var next: ArraySlice<UInt8>? = second
+            while let chunk = next {
                 guard data.count + chunk.count <= maxBytes else { throw tooLarge(maxBytes, declared: nil) }
                 data.append(contentsOf: chunk)
+                next = try await chunks.next()
             }
+            return data
         } catch {
             throw ParleyError.wrapping(error, as: .transport, "The response body could not be read to its end.")
         }
-        return data
     }
 
     private static func tooLarge(_ maxBytes: Int, declared: Int64?) -> ParleyError {

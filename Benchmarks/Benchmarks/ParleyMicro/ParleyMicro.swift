@@ -1,0 +1,73 @@
+import AsyncHTTPClient
+import Benchmark
+import Foundation
+import NIOCore
+import Parley
+import ParleyAsyncHTTPClient
+
+/// The ~200-byte object the demo server's `/bench/object` returns, as the server sends it.
+let objectJSON = Data(
+    #"{"active":true,"createdAt":"2026-01-01T00:00:00Z","email":"ada@example.com","id":42,"name":"Ada Lovelace","note":"a benchmark object of about two hundred bytes","score":98.5,"tags":["admin","beta","ops"]}"#
+        .utf8
+)
+
+struct Item: Codable, Sendable {
+    let id: Int
+    let name: String
+    let email: String
+    let active: Bool
+    let score: Double
+    let tags: [String]
+    let createdAt: String
+    let note: String
+}
+
+struct GetItem: Endpoint {
+    typealias Response = Item
+    var path: Path { "/bench/object" }
+}
+
+/// A transport that answers every request at once with the object: what is left is Parley's own work.
+struct CannedTransport: ClientTransport {
+    func send(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let head = HTTPResponse(
+            status: .ok,
+            headerFields: [.contentType: "application/json", .contentLength: String(objectJSON.count)]
+        )
+        return (head, HTTPBody(objectJSON))
+    }
+}
+
+let benchmarks: @Sendable () -> Void = {
+    let metrics: [BenchmarkMetric] = [.wallClock, .mallocCountTotal]
+    let configuration = Benchmark.Configuration(metrics: metrics, maxDuration: .seconds(3), maxIterations: 100_000)
+
+    // Parley's own work per call (request building, chain, validation, decoding) against the decode alone.
+    let canned = Client(baseURL: URL(string: "http://127.0.0.1:1")!, transport: CannedTransport())
+    Benchmark("client-overhead: Parley send over a canned transport", configuration: configuration) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try await canned.send(GetItem())) }
+    }
+    Benchmark("client-overhead: JSONDecoder alone (baseline)", configuration: configuration) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try JSONDecoder().decode(Item.self, from: objectJSON)) }
+    }
+
+    // End to end, for allocations per request: needs `PARLEY_BENCH_SERVER` (scripts/bench sets it).
+    guard let server = ProcessInfo.processInfo.environment["PARLEY_BENCH_SERVER"], let baseURL = URL(string: server) else {
+        return
+    }
+    let e2e = Benchmark.Configuration(metrics: metrics, maxDuration: .seconds(3), maxIterations: 20_000)
+    let parley = Client(baseURL: baseURL, transport: AsyncHTTPClientTransport.shared)
+    let url = server + "/bench/object"
+    Benchmark("get: Parley send (end to end)", configuration: e2e) { benchmark in
+        for _ in benchmark.scaledIterations { blackHole(try await parley.send(GetItem())) }
+    }
+    Benchmark("get: AsyncHTTPClient execute + JSONDecoder (baseline)", configuration: e2e) { benchmark in
+        for _ in benchmark.scaledIterations {
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
+            let body = try await response.body.collect(upTo: 32 * 1024 * 1024)
+            blackHole(try JSONDecoder().decode(Item.self, from: Data(body.readableBytesView)))
+        }
+    }
+}
