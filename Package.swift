@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "ParleyAsyncHTTPClient", targets: ["ParleyAsyncHTTPClient"]),
         .library(name: "ParleyURLSession", targets: ["ParleyURLSession"]),
         .library(name: "ParleyTesting", targets: ["ParleyTesting"]),
+        .library(name: "ParleyJSONRPC", targets: ["ParleyJSONRPC"]),
         .library(name: "ParleyDemoServer", targets: ["ParleyDemoServer"]),
         .executable(name: "parley", targets: ["parley"]),
     ],
@@ -54,6 +55,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "ParleyJSONRPC",
+            dependencies: [
+                "Parley",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "ParleyTesting",
             dependencies: ["Parley"],
             swiftSettings: swiftSettings
@@ -61,6 +70,8 @@ let package = Package(
         .target(
             name: "ParleyDemoServer",
             dependencies: [
+                "Parley",
+                "ParleyJSONRPC",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -77,6 +88,7 @@ let package = Package(
             dependencies: [
                 "Parley",
                 "ParleyAsyncHTTPClient",
+                "ParleyJSONRPC",
                 "ParleyDemoServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -89,6 +101,7 @@ let package = Package(
                 "ParleyAsyncHTTPClient",
                 "ParleyURLSession",
                 "ParleyTesting",
+                "ParleyJSONRPC",
                 "ParleyDemoServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

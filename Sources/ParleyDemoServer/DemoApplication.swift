@@ -49,6 +49,7 @@ enum DemoApplication {
         UserRoutes.register(on: router, store: users)
         SimpleRoutes.register(on: router)
         BenchRoutes.register(on: router)
+        RPCRoutes.register(on: router)
         StreamingRoutes.register(on: router, events: events)
         TimingRoutes.register(on: router, events: events)
         return router

@@ -1,6 +1,6 @@
 extension DecodingError {
     /// The coding path as `items[3].name`, and what went wrong there in words.
-    var explanation: (path: String, message: String) {
+    package var explanation: (path: String, message: String) {
         switch self {
         case .keyNotFound(let key, let context):
             let path = Self.render(context.codingPath + [key])

@@ -13,7 +13,7 @@ public struct ParleyError: Error, Sendable, CustomStringConvertible {
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         enum Code: String, Sendable {
             case invalidRequest, encoding, transport, timeout, cancelled, unacceptableStatus, decoding
-            case validation, middleware, bodyTooLarge
+            case validation, middleware, bodyTooLarge, jsonRPCError, jsonRPCProtocol
         }
 
         let code: Code
@@ -38,6 +38,12 @@ public struct ParleyError: Error, Sendable, CustomStringConvertible {
         public static let middleware = Kind(code: .middleware)
         /// The response body is larger than the limit for buffered bodies.
         public static let bodyTooLarge = Kind(code: .bodyTooLarge)
+        /// The JSON-RPC peer answered with an error object; ``ParleyError/underlying`` is the `JSONRPCError`
+        /// (code, message, data).
+        public static let jsonRPCError = Kind(code: .jsonRPCError)
+        /// The JSON-RPC peer's message breaks JSON-RPC 2.0: no `"jsonrpc":"2.0"`, both or neither of `result`
+        /// and `error`, an id left unanswered, answered twice, or that nobody asked for.
+        public static let jsonRPCProtocol = Kind(code: .jsonRPCProtocol)
 
         /// A short stable label, usable as a metrics dimension: `"unacceptableStatus"`.
         public var label: String { code.rawValue }

@@ -1,0 +1,97 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import HTTPTypes
+public import Parley
+
+/// What a channel hands back for a message that expects an answer.
+public struct JSONRPCReply: Sendable {
+    /// The bytes of the peer's answer: one response object, or an array for a batch.
+    public var data: Data
+    /// The HTTP response head, on HTTP channels; errors carry it.
+    public var head: HTTPResponse?
+
+    /// A reply.
+    public init(data: Data, head: HTTPResponse? = nil) {
+        self.data = data
+        self.head = head
+    }
+}
+
+/// Carries encoded JSON-RPC messages to a peer and brings back its answers: HTTP (``HTTPChannel``), or any
+/// transport of yours.
+public protocol JSONRPCChannel: Sendable {
+    /// Sends one message: a request, a notification or a batch.
+    ///
+    /// - Parameters:
+    ///   - message: The encoded message.
+    ///   - ids: The ids the message waits answers for; empty when it holds only notifications.
+    /// - Returns: The peer's answer when `ids` is not empty; `nil` once sent when it is.
+    func exchange(_ message: Data, ids: [JSONRPCID]) async throws(ParleyError) -> JSONRPCReply?
+}
+
+/// JSON-RPC over HTTP: each message is a `POST` through a Parley ``Client``, so the client's middlewares
+/// (auth, retries, logging) and its transport apply.
+///
+/// An HTTP 2xx with an empty body (such as 204) is accepted exactly when no answer is expected
+/// (notifications). An HTTP error status fails with ``ParleyError/Kind/unacceptableStatus``, unless its
+/// body is a JSON-RPC error object, which then fails the call as ``ParleyError/Kind/jsonRPCError``.
+public struct HTTPChannel: JSONRPCChannel {
+    /// The client the messages go through.
+    public let client: Client
+    /// The path of the JSON-RPC endpoint, relative to the client's base URL.
+    public let path: Path
+    /// Extra header fields for every message.
+    public let headers: Headers
+
+    /// A channel posting to `path` on `client`.
+    public init(client: Client, path: Path = "", headers: Headers = [:]) {
+        self.client = client
+        self.path = path
+        self.headers = headers
+    }
+
+    /// Posts the message and reads the answer.
+    public func exchange(_ message: Data, ids: [JSONRPCID]) async throws(ParleyError) -> JSONRPCReply? {
+        let (data, head) = try await client.response(for: Post(path: path, headers: headers, message: message))
+        let status = head.status.code
+        if (200...299).contains(status) {
+            if ids.isEmpty { return nil }
+            guard !data.isEmpty else {
+                var error = ParleyError(
+                    .jsonRPCProtocol,
+                    "The server answered HTTP \(status) with an empty body, but the message waits for answers to the "
+                        + "ids \(ids.map(\.description).joined(separator: ", ")). A JSON-RPC server answers every call that "
+                        + "has an id; only notifications get no answer."
+                )
+                error.response = head
+                error.body = data
+                throw error
+            }
+            return JSONRPCReply(data: data, head: head)
+        }
+        if !data.isEmpty, JSONRPCCoding.looksLikeErrorResponse(data) {
+            return JSONRPCReply(data: data, head: head)
+        }
+        var error = ParleyError(
+            .unacceptableStatus,
+            "The JSON-RPC server answered HTTP \(status) \(head.status.reasonPhrase) without a JSON-RPC error object."
+        )
+        error.response = head
+        error.body = data.prefix(ParleyError.excerptLimit)
+        throw error
+    }
+
+    struct Post: Endpoint {
+        typealias Response = Data
+        let path: Path
+        let headers: Headers
+        let message: Data
+        var method: HTTPRequest.Method { .post }
+        var body: RequestBody { .bytes(message, contentType: "application/json") }
+        var acceptableStatusCodes: StatusCodes? { .any }
+        var name: String { "JSON-RPC POST" }
+    }
+}

@@ -1,0 +1,241 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import Parley
+
+/// Typed JSON-RPC 2.0 calls, notifications and batches over a ``JSONRPCChannel``.
+///
+/// ```swift
+/// let rpc = JSONRPCClient(http: client, path: "/rpc")
+/// let difference = try await rpc.call(Subtract(params: [42, 23]))            // 19
+/// let (sum, data) = try await rpc.batch(Sum(params: [1, 2, 4]), GetData())    // Result each, matched by id
+/// try await rpc.notify(Update(params: [1, 2, 3]))
+/// ```
+///
+/// Every failure is a ``ParleyError``: an error object from the peer is ``ParleyError/Kind/jsonRPCError``
+/// (its ``ParleyError/jsonRPCError`` holds code, message and data), an answer that breaks the protocol is
+/// ``ParleyError/Kind/jsonRPCProtocol``, a result of the wrong shape is ``ParleyError/Kind/decoding``.
+public struct JSONRPCClient: Sendable {
+    /// Where messages go.
+    public let channel: any JSONRPCChannel
+    /// Makes the ids of calls.
+    public let ids: any JSONRPCIDGenerator
+    /// Encodes parameters.
+    public let encoder: JSONEncoder
+    /// Decodes results (its strategies and user info apply).
+    public let decoder: JSONDecoder
+
+    /// A client on any channel.
+    public init(
+        channel: any JSONRPCChannel,
+        ids: any JSONRPCIDGenerator = SequentialIDs(),
+        encoder: JSONEncoder = JSONEncoder(),
+        decoder: JSONDecoder = JSONDecoder()
+    ) {
+        self.channel = channel
+        self.ids = ids
+        self.encoder = encoder
+        self.decoder = decoder
+    }
+
+    /// A client posting to `path` through `client` (its middlewares, transport and JSON coders apply).
+    public init(http client: Client, path: Path = "", headers: Headers = [:], ids: any JSONRPCIDGenerator = SequentialIDs()) {
+        self.init(
+            channel: HTTPChannel(client: client, path: path, headers: headers),
+            ids: ids,
+            encoder: client.configuration.jsonEncoder,
+            decoder: client.configuration.jsonDecoder
+        )
+    }
+
+    /// Calls `method` and returns its result.
+    public func call<Method: JSONRPCMethod>(_ method: Method) async throws(ParleyError) -> Method.Result {
+        let id = ids.next()
+        let name = method.methodName
+        let message = try JSONRPCCoding.encode(RequestEnvelope(method: method, id: id), with: encoder, what: "call \(name)")
+        guard let reply = try await channel.exchange(message, ids: [id]) else {
+            throw ParleyError(.jsonRPCProtocol, "The channel returned no answer to the JSON-RPC call \(name) (id \(id)).")
+        }
+        let decoders = ResultDecoders([id: ResultDecoders.decoding(Method.Result.self)])
+        let outcome: Result<any Sendable, ParleyError>
+        switch try JSONRPCCoding.parse(reply, decoders: decoders, like: decoder) {
+        case .single(let element) where element.id == id:
+            outcome = JSONRPCCoding.outcome(element, name: name, id: id, reply: reply)
+        case .single(let element):
+            var failure = JSONRPCCoding.stray(element, reply: reply)
+            if element.id != nil {
+                failure.message = "The JSON-RPC call \(name) had the id \(id), but the answer has the id \(element.id?.description ?? "null")."
+            }
+            outcome = .failure(failure)
+        case .batch:
+            var failure = ParleyError(
+                .jsonRPCProtocol,
+                "The JSON-RPC call \(name) (id \(id)) was answered with an array, which answers a batch, not a single call."
+            )
+            failure.response = reply.head
+            failure.body = reply.data.prefix(ParleyError.excerptLimit)
+            outcome = .failure(failure)
+        }
+        switch outcome {
+        case .success(let value):
+            guard let typed = value as? Method.Result else { throw Self.typeConfusion(name) }
+            return typed
+        case .failure(let failure):
+            throw failure
+        }
+    }
+
+    /// Sends `method` as a notification: no id, and no answer is expected.
+    public func notify<Method: JSONRPCMethod>(_ method: Method) async throws(ParleyError) {
+        let message = try JSONRPCCoding.encode(
+            RequestEnvelope(method: method, id: nil),
+            with: encoder,
+            what: "notification \(method.methodName)"
+        )
+        _ = try await channel.exchange(message, ids: [])
+    }
+
+    /// Sends the calls as one batch and returns each call's result, matched by id whatever order the server
+    /// answers in. The batch itself throws only when it could not be sent or its answer could not be read
+    /// at all; each element's own failure is in its `Result`.
+    public func batch<each Method: JSONRPCMethod>(
+        _ methods: repeat each Method
+    ) async throws(ParleyError) -> (repeat Result<(each Method).Result, ParleyError>) {
+        var entries: [JSONRPCCoding.Entry] = []
+        for method in repeat each methods {
+            entries.append(.call(method))
+        }
+        let results = try await send(entries)
+        var index = 0
+        func take<M: JSONRPCMethod>(_ method: M) -> Result<M.Result, ParleyError> {
+            defer { index += 1 }
+            return results.outcomes[index].flatMap { value in
+                guard let typed = value as? M.Result else { return .failure(Self.typeConfusion(method.methodName)) }
+                return .success(typed)
+            }
+        }
+        return (repeat take(each methods))
+    }
+
+    /// Like ``batch(_:)``, but returns the results themselves and throws the first element's failure.
+    public func batchValues<each Method: JSONRPCMethod>(
+        _ methods: repeat each Method
+    ) async throws(ParleyError) -> (repeat (each Method).Result) {
+        let results = try await batch(repeat each methods)
+        return (repeat try (each results).get())
+    }
+
+    /// Sends a batch built with ``JSONRPCBatch``: calls and notifications of any number, known at run time.
+    public func send(_ batch: JSONRPCBatch) async throws(ParleyError) -> JSONRPCBatch.Results {
+        let results = try await send(batch.entries)
+        return JSONRPCBatch.Results(outcomes: results.outcomes, unmatched: results.unmatched)
+    }
+
+    /// Sends entries as one batch array; notifications get no slot in `outcomes`' meaning (their slot stays a
+    /// success of `()`), calls get theirs.
+    func send(
+        _ entries: [JSONRPCCoding.Entry]
+    ) async throws(ParleyError) -> (outcomes: [Result<any Sendable, ParleyError>], unmatched: [ParleyError]) {
+        guard !entries.isEmpty else {
+            throw ParleyError(
+                .invalidRequest,
+                "A JSON-RPC batch needs at least one call or notification: the specification makes an empty batch an "
+                    + "invalid request. Nothing was sent."
+            )
+        }
+        var envelopes: [AnyRequestEnvelope] = []
+        envelopes.reserveCapacity(entries.count)
+        var calls: [(id: JSONRPCID, name: String)] = []
+        var slots: [Int?] = []
+        var decoders: [JSONRPCID: ResultDecoders.Decode] = [:]
+        for entry in entries {
+            guard let decode = entry.decode else {
+                envelopes.append(entry.envelope(nil))
+                slots.append(nil)
+                continue
+            }
+            let id = ids.next()
+            guard decoders.updateValue(decode, forKey: id) == nil else {
+                throw ParleyError(
+                    .invalidRequest,
+                    "The id generator gave the id \(id) twice in one batch, so the answers could not be told apart. Nothing was sent."
+                )
+            }
+            envelopes.append(entry.envelope(id))
+            slots.append(calls.count)
+            calls.append((id, entry.name))
+        }
+        let message = try JSONRPCCoding.encode(envelopes, with: encoder, what: "batch")
+        let reply = try await channel.exchange(message, ids: calls.map(\.id))
+        guard !calls.isEmpty else { return (slots.map { _ in .success(()) }, []) }
+        guard let reply else {
+            throw ParleyError(.jsonRPCProtocol, "The channel returned no answer to a batch of \(calls.count) calls.")
+        }
+        let parsed = try JSONRPCCoding.parse(reply, decoders: ResultDecoders(decoders), like: decoder)
+        let matched = JSONRPCCoding.match(parsed, calls: calls, reply: reply)
+        let outcomes = slots.map { slot -> Result<any Sendable, ParleyError> in
+            guard let slot else { return .success(()) }
+            return matched.outcomes[slot]
+        }
+        return (outcomes, matched.unmatched)
+    }
+
+    static func typeConfusion(_ name: String) -> ParleyError {
+        ParleyError(.decoding, "The result of the JSON-RPC call \(name) was decoded as another type than the call's Result.")
+    }
+}
+
+/// A batch whose calls and notifications are known only at run time.
+///
+/// ```swift
+/// var batch = JSONRPCBatch()
+/// let sum = batch.call(Sum(params: [1, 2, 4]))
+/// batch.notify(NotifyHello(params: [7]))
+/// let results = try await rpc.send(batch)
+/// let seven = try results[sum].get()
+/// ```
+public struct JSONRPCBatch: Sendable {
+    var entries: [JSONRPCCoding.Entry] = []
+
+    /// An empty batch (sending it fails: add at least one element).
+    public init() {}
+
+    /// Where a call's result will be in ``Results``.
+    public struct Slot<Value: Sendable>: Sendable {
+        let index: Int
+    }
+
+    /// Adds a call.
+    public mutating func call<Method: JSONRPCMethod>(_ method: Method) -> Slot<Method.Result> {
+        entries.append(.call(method))
+        return Slot(index: entries.count - 1)
+    }
+
+    /// Adds a notification (it gets no answer and no slot).
+    public mutating func notify<Method: JSONRPCMethod>(_ method: Method) {
+        entries.append(.notification(method))
+    }
+
+    /// The number of calls and notifications.
+    public var count: Int { entries.count }
+    /// Whether the batch has nothing in it.
+    public var isEmpty: Bool { entries.isEmpty }
+
+    /// The results of a sent batch.
+    public struct Results: Sendable {
+        let outcomes: [Result<any Sendable, ParleyError>]
+        /// Answers that match no call of the batch: ids nobody asked for, or errors with a null id (the server
+        /// could not read an element).
+        public let unmatched: [ParleyError]
+
+        /// The result of the call at `slot`.
+        public subscript<Value>(slot: Slot<Value>) -> Result<Value, ParleyError> {
+            outcomes[slot.index].flatMap { value in
+                guard let typed = value as? Value else { return .failure(JSONRPCClient.typeConfusion("at slot \(slot.index)")) }
+                return .success(typed)
+            }
+        }
+    }
+}

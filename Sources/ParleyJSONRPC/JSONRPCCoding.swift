@@ -1,0 +1,196 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Parley
+
+/// Encoding messages and matching answers to the calls that wait for them.
+enum JSONRPCCoding {
+    /// One call or notification of a message, before it has an id.
+    struct Entry: Sendable {
+        let name: String
+        let envelope: @Sendable (JSONRPCID?) -> AnyRequestEnvelope
+        /// `nil` for a notification.
+        let decode: ResultDecoders.Decode?
+
+        static func call<Method: JSONRPCMethod>(_ method: Method) -> Entry {
+            Entry(
+                name: method.methodName,
+                envelope: { id in AnyRequestEnvelope(method, id: id) },
+                decode: ResultDecoders.decoding(Method.Result.self)
+            )
+        }
+
+        static func notification<Method: JSONRPCMethod>(_ method: Method) -> Entry {
+            Entry(name: method.methodName, envelope: { _ in AnyRequestEnvelope(method, id: nil) }, decode: nil)
+        }
+    }
+
+    /// A decoder with `base`'s settings that also carries the result decoders of one message.
+    static func decoder(like base: JSONDecoder, decoders: ResultDecoders) -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = base.dateDecodingStrategy
+        decoder.dataDecodingStrategy = base.dataDecodingStrategy
+        decoder.nonConformingFloatDecodingStrategy = base.nonConformingFloatDecodingStrategy
+        decoder.keyDecodingStrategy = base.keyDecodingStrategy
+        decoder.allowsJSON5 = base.allowsJSON5
+        var userInfo = base.userInfo
+        userInfo[ResultDecoders.userInfoKey] = decoders
+        decoder.userInfo = userInfo
+        return decoder
+    }
+
+    static func encode(_ value: some Encodable, with encoder: JSONEncoder, what: String) throws(ParleyError) -> Data {
+        do {
+            return try encoder.encode(value)
+        } catch {
+            throw ParleyError(.encoding, "The JSON-RPC \(what) could not be encoded: \(error). Nothing was sent.", underlying: error)
+        }
+    }
+
+    /// Parses an answer; only a body that is not JSON at all throws.
+    static func parse(_ reply: JSONRPCReply, decoders: ResultDecoders, like base: JSONDecoder) throws(ParleyError) -> Reply {
+        do {
+            return try decoder(like: base, decoders: decoders).decode(Reply.self, from: reply.data)
+        } catch {
+            var failure = ParleyError(
+                .jsonRPCProtocol,
+                "The JSON-RPC answer is not JSON (\((error as? DecodingError)?.explanation.message ?? "\(error)")).",
+                underlying: error
+            )
+            failure.response = reply.head
+            failure.body = reply.data.prefix(ParleyError.excerptLimit)
+            throw failure
+        }
+    }
+
+    /// Whether `data` reads as a JSON-RPC response holding an error object (for HTTP error statuses).
+    static func looksLikeErrorResponse(_ data: Data) -> Bool {
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: data) else { return false }
+        func isErrorResponse(_ value: JSONValue) -> Bool {
+            if case .object(let members) = value, members["jsonrpc"] == .string("2.0"), members["error"] != nil { return true }
+            return false
+        }
+        if case .array(let elements) = value { return !elements.isEmpty && elements.allSatisfy(isErrorResponse) }
+        return isErrorResponse(value)
+    }
+
+    /// The result (or failure) of one element, in words that name the method and id.
+    static func outcome(
+        _ element: ResponseElement,
+        name: String,
+        id: JSONRPCID,
+        reply: JSONRPCReply
+    ) -> Result<any Sendable, ParleyError> {
+        var failure: ParleyError
+        switch element.outcome {
+        case .result(let value):
+            return .success(value)
+        case .error(let error):
+            failure = ParleyError(.jsonRPCError, "The JSON-RPC call \(name) (id \(id)) failed: \(error).", underlying: error)
+        case .undecodable(let error):
+            let (path, message) = error.explanation
+            failure = ParleyError(
+                .decoding,
+                "The result of the JSON-RPC call \(name) (id \(id)) could not be decoded: \(message).",
+                underlying: error
+            )
+            failure.codingPath = path  // starts at the response object: "result.items[3]"
+        case .violation(let text):
+            failure = ParleyError(.jsonRPCProtocol, "The answer to the JSON-RPC call \(name) (id \(id)) \(text).")
+        case .unclaimedResult:
+            failure = ParleyError(.jsonRPCProtocol, "The answer to the JSON-RPC call \(name) (id \(id)) was not read.")
+        }
+        failure.response = reply.head
+        failure.body = reply.data.prefix(ParleyError.excerptLimit)
+        return .failure(failure)
+    }
+
+    /// What an answer without a matching id says, for error messages.
+    static func stray(_ element: ResponseElement, reply: JSONRPCReply) -> ParleyError {
+        var failure: ParleyError
+        switch (element.id, element.outcome) {
+        case (nil, .error(let error)):
+            failure = ParleyError(
+                .jsonRPCError,
+                "The server could not read (part of) the message and answered with an error whose id is null: \(error).",
+                underlying: error
+            )
+        case (nil, .violation(let text)):
+            failure = ParleyError(.jsonRPCProtocol, "The server sent an answer that \(text).")
+        case (nil, _):
+            failure = ParleyError(.jsonRPCProtocol, "The server sent an answer with a null or missing id.")
+        case (let id?, _):
+            failure = ParleyError(.jsonRPCProtocol, "The server answered the id \(id), which no call of this message has.")
+        }
+        failure.response = reply.head
+        failure.body = reply.data.prefix(ParleyError.excerptLimit)
+        return failure
+    }
+
+    /// Matches a batch answer to the calls by id, whatever order the server answered in.
+    static func match(
+        _ parsed: Reply,
+        calls: [(id: JSONRPCID, name: String)],
+        reply: JSONRPCReply
+    ) -> (outcomes: [Result<any Sendable, ParleyError>], unmatched: [ParleyError]) {
+        let elements: [ResponseElement]
+        switch parsed {
+        case .batch(let array):
+            elements = array
+        case .single(let element):
+            if element.id == nil, case .error(let error) = element.outcome {
+                // The specification's answer to a batch the server could not parse as one.
+                var failure = ParleyError(
+                    .jsonRPCError,
+                    "The server answered the whole batch with one error object instead of an array, so it could not "
+                        + "read the batch: \(error).",
+                    underlying: error
+                )
+                failure.response = reply.head
+                failure.body = reply.data.prefix(ParleyError.excerptLimit)
+                return (Array(repeating: .failure(failure), count: calls.count), [failure])
+            }
+            elements = [element]
+        }
+        var byID: [JSONRPCID: [ResponseElement]] = [:]
+        byID.reserveCapacity(elements.count)
+        var unmatched: [ParleyError] = []
+        let asked = Set(calls.map(\.id))
+        for element in elements {
+            if let id = element.id, asked.contains(id) {
+                byID[id, default: []].append(element)
+            } else {
+                unmatched.append(stray(element, reply: reply))
+            }
+        }
+        let outcomes = calls.map { call -> Result<any Sendable, ParleyError> in
+            let answers = byID[call.id] ?? []
+            switch answers.count {
+            case 1:
+                return outcome(answers[0], name: call.name, id: call.id, reply: reply)
+            case 0:
+                var text = "The server's batch answer has no answer for the call \(call.name) (id \(call.id))."
+                if !unmatched.isEmpty {
+                    text += " It also held answers that match no call: "
+                        + unmatched.map(\.message).joined(separator: " ")
+                }
+                var failure = ParleyError(.jsonRPCProtocol, text)
+                failure.response = reply.head
+                failure.body = reply.data.prefix(ParleyError.excerptLimit)
+                return .failure(failure)
+            default:
+                var failure = ParleyError(
+                    .jsonRPCProtocol,
+                    "The server's batch answer answers the call \(call.name) (id \(call.id)) \(answers.count) times; "
+                        + "each id must be answered once."
+                )
+                failure.response = reply.head
+                failure.body = reply.data.prefix(ParleyError.excerptLimit)
+                return .failure(failure)
+            }
+        }
+        return (outcomes, unmatched)
+    }
+}

@@ -1,0 +1,88 @@
+public import Parley
+
+/// A typed JSON-RPC method: its name, its parameters and the type of its result.
+///
+/// ```swift
+/// struct Subtract: JSONRPCMethod {
+///     typealias Result = Int
+///     static let name = "subtract"
+///     let params: [Int]                 // positional: "params": [42, 23]
+/// }
+/// ```
+///
+/// `Params` that encode as a JSON array are positional, as an object are named. Leave `params` out
+/// (``JSONRPCNoParams``) and the request has no `params` member. `Result` decodes from the response's `result`.
+public protocol JSONRPCMethod: Sendable {
+    /// The parameters; ``JSONRPCNoParams`` to send none.
+    associatedtype Params: Encodable & Sendable = JSONRPCNoParams
+    /// What the call returns.
+    associatedtype Result: Decodable & Sendable
+
+    /// The method name, such as `"eth_blockNumber"`.
+    static var name: String { get }
+
+    /// The method name of this call; ``name`` unless a dynamic method overrides it.
+    var methodName: String { get }
+
+    /// The parameters of this call.
+    var params: Params { get }
+}
+
+extension JSONRPCMethod {
+    /// ``name``.
+    public var methodName: String { Self.name }
+}
+
+extension JSONRPCMethod where Params == JSONRPCNoParams {
+    /// No parameters: the request has no `params` member.
+    public var params: JSONRPCNoParams { JSONRPCNoParams() }
+}
+
+/// No parameters: a request with these has no `params` member at all.
+public struct JSONRPCNoParams: Encodable, Sendable, Hashable {
+    /// No parameters.
+    public init() {}
+    /// Never called: requests leave `params` out.
+    public func encode(to encoder: any Encoder) throws {
+        throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription: "JSONRPCNoParams is never encoded"))
+    }
+}
+
+/// A call by name with dynamic parameters and result, for exploring an API without declaring types.
+///
+/// ```swift
+/// let height: JSONValue = try await rpc.call(DynamicMethod("eth_blockNumber"))
+/// ```
+public struct DynamicMethod: JSONRPCMethod {
+    /// The result: any JSON.
+    public typealias Result = JSONValue
+    /// Unused: ``methodName`` names a dynamic call.
+    public static var name: String { "" }
+
+    /// The method name.
+    public let methodName: String
+    /// The parameters, if any (must be `.array` or `.object`).
+    public let dynamicParams: JSONValue?
+
+    /// A call of `method` with `params` (`.array` for positional, `.object` for named, `nil` for none).
+    public init(_ method: String, params: JSONValue? = nil) {
+        self.methodName = method
+        self.dynamicParams = params
+    }
+
+    /// The parameters as sent; see ``dynamicParams``.
+    public var params: JSONValue? { dynamicParams }
+}
+
+/// Parameters that can be absent: then the request has no `params` member.
+protocol AbsentParams {
+    var isAbsent: Bool { get }
+}
+
+extension JSONRPCNoParams: AbsentParams {
+    var isAbsent: Bool { true }
+}
+
+extension Optional: AbsentParams {
+    var isAbsent: Bool { self == nil }
+}
