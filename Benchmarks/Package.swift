@@ -19,6 +19,7 @@ let package = Package(
                 .product(name: "Parley", package: "parley"),
                 .product(name: "ParleyAsyncHTTPClient", package: "parley"),
                 .product(name: "ParleyURLSession", package: "parley"),
+                .product(name: "ParleyJSONRPC", package: "parley"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -197,7 +197,7 @@ public struct JSONRPCClient: Sendable {
 /// let seven = try results[sum].get()
 /// ```
 public struct JSONRPCBatch: Sendable {
-    var entries: [JSONRPCCoding.Entry] = []
+    @usableFromInline var entries: [JSONRPCCoding.Entry] = []
 
     /// An empty batch (sending it fails: add at least one element).
     public init() {}
@@ -205,15 +205,22 @@ public struct JSONRPCBatch: Sendable {
     /// Where a call's result will be in ``Results``.
     public struct Slot<Value: Sendable>: Sendable {
         let index: Int
+
+        @usableFromInline
+        init(index: Int) {
+            self.index = index
+        }
     }
 
     /// Adds a call.
+    @inlinable
     public mutating func call<Method: JSONRPCMethod>(_ method: Method) -> Slot<Method.Result> {
         entries.append(.call(method))
         return Slot(index: entries.count - 1)
     }
 
     /// Adds a notification (it gets no answer and no slot).
+    @inlinable
     public mutating func notify<Method: JSONRPCMethod>(_ method: Method) {
         entries.append(.notification(method))
     }

@@ -6,14 +6,24 @@ import Foundation
 import Parley
 
 /// Encoding messages and matching answers to the calls that wait for them.
+@usableFromInline
 enum JSONRPCCoding {
     /// One call or notification of a message, before it has an id.
+    @usableFromInline
     struct Entry: Sendable {
-        let name: String
-        let envelope: @Sendable (JSONRPCID?) -> AnyRequestEnvelope
+        @usableFromInline let name: String
+        @usableFromInline let envelope: @Sendable (JSONRPCID?) -> AnyRequestEnvelope
         /// `nil` for a notification.
-        let decode: ResultDecoders.Decode?
+        @usableFromInline let decode: ResultDecoders.Decode?
 
+        @inlinable
+        init(name: String, envelope: @escaping @Sendable (JSONRPCID?) -> AnyRequestEnvelope, decode: ResultDecoders.Decode?) {
+            self.name = name
+            self.envelope = envelope
+            self.decode = decode
+        }
+
+        @inlinable
         static func call<Method: JSONRPCMethod>(_ method: Method) -> Entry {
             Entry(
                 name: method.methodName,
@@ -22,6 +32,7 @@ enum JSONRPCCoding {
             )
         }
 
+        @inlinable
         static func notification<Method: JSONRPCMethod>(_ method: Method) -> Entry {
             Entry(name: method.methodName, envelope: { _ in AnyRequestEnvelope(method, id: nil) }, decode: nil)
         }
@@ -154,22 +165,26 @@ enum JSONRPCCoding {
             }
             elements = [element]
         }
-        var byID: [JSONRPCID: [ResponseElement]] = [:]
-        byID.reserveCapacity(elements.count)
+        // The index of each call by id, then the index of its (first) answer and how many answers it got.
+        var callIndex: [JSONRPCID: Int] = [:]
+        callIndex.reserveCapacity(calls.count)
+        for (index, call) in calls.enumerated() { callIndex[call.id] = index }
+        var answerIndex = [Int](repeating: -1, count: calls.count)
+        var answerCount = [Int](repeating: 0, count: calls.count)
         var unmatched: [ParleyError] = []
-        let asked = Set(calls.map(\.id))
-        for element in elements {
-            if let id = element.id, asked.contains(id) {
-                byID[id, default: []].append(element)
+        for (position, element) in elements.enumerated() {
+            if let id = element.id, let index = callIndex[id] {
+                if answerCount[index] == 0 { answerIndex[index] = position }
+                answerCount[index] += 1
             } else {
                 unmatched.append(stray(element, reply: reply))
             }
         }
-        let outcomes = calls.map { call -> Result<any Sendable, ParleyError> in
-            let answers = byID[call.id] ?? []
-            switch answers.count {
+        let outcomes = calls.indices.map { index -> Result<any Sendable, ParleyError> in
+            let call = calls[index]
+            switch answerCount[index] {
             case 1:
-                return outcome(answers[0], name: call.name, id: call.id, reply: reply)
+                return outcome(elements[answerIndex[index]], name: call.name, id: call.id, reply: reply)
             case 0:
                 var text = "The server's batch answer has no answer for the call \(call.name) (id \(call.id))."
                 if !unmatched.isEmpty {
@@ -183,7 +198,7 @@ enum JSONRPCCoding {
             default:
                 var failure = ParleyError(
                     .jsonRPCProtocol,
-                    "The server's batch answer answers the call \(call.name) (id \(call.id)) \(answers.count) times; "
+                    "The server's batch answer answers the call \(call.name) (id \(call.id)) \(answerCount[index]) times; "
                         + "each id must be answered once."
                 )
                 failure.response = reply.head

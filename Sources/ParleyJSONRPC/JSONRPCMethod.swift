@@ -73,16 +73,3 @@ public struct DynamicMethod: JSONRPCMethod {
     /// The parameters as sent; see ``dynamicParams``.
     public var params: JSONValue? { dynamicParams }
 }
-
-/// Parameters that can be absent: then the request has no `params` member.
-protocol AbsentParams {
-    var isAbsent: Bool { get }
-}
-
-extension JSONRPCNoParams: AbsentParams {
-    var isAbsent: Bool { true }
-}
-
-extension Optional: AbsentParams {
-    var isAbsent: Bool { self == nil }
-}

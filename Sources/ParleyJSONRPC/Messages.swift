@@ -6,44 +6,64 @@ import Foundation
 import Parley
 
 /// The member names of request and response objects.
+@usableFromInline
 enum MemberKey: String, CodingKey {
     case jsonrpc, method, params, id, result, error
 }
 
 /// One request or notification as it goes on the wire: `{"jsonrpc":"2.0","method":…,"params":…,"id":…}`.
-struct RequestEnvelope<Method: JSONRPCMethod>: Encodable {
-    let method: Method
+@usableFromInline
+struct RequestEnvelope<Method: JSONRPCMethod>: Encodable, Sendable {
+    @usableFromInline let method: Method
     /// `nil` for a notification: no `id` member.
-    let id: JSONRPCID?
+    @usableFromInline let id: JSONRPCID?
 
+    @inlinable
+    init(method: Method, id: JSONRPCID?) {
+        self.method = method
+        self.id = id
+    }
+
+    @inlinable
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: MemberKey.self)
         try container.encode("2.0", forKey: .jsonrpc)
         try container.encode(method.methodName, forKey: .method)
-        let params = method.params
-        if let absent = params as? any AbsentParams, absent.isAbsent {
-            // No `params` member at all.
+        // No `params` member at all for methods without parameters (type comparisons, no dynamic casts).
+        if Method.Params.self == JSONRPCNoParams.self {
+        } else if Method.self == DynamicMethod.self, let dynamic = method as? DynamicMethod {
+            try container.encodeIfPresent(dynamic.dynamicParams, forKey: .params)
         } else {
-            try container.encode(params, forKey: .params)
+            try container.encode(method.params, forKey: .params)
         }
-        try container.encodeIfPresent(id, forKey: .id)
+        // Primitives straight into the container: a nested Encodable would cost an encoder per element.
+        switch id {
+        case .number(let number)?: try container.encode(number, forKey: .id)
+        case .string(let string)?: try container.encode(string, forKey: .id)
+        case nil: break
+        }
     }
 }
 
 /// A type-erased request, so that a batch of different methods encodes as one array in one pass.
-struct AnyRequestEnvelope: Encodable {
-    let encodeBody: @Sendable (any Encoder) throws -> Void
+@usableFromInline
+struct AnyRequestEnvelope: Encodable, Sendable {
+    @usableFromInline let encodeBody: @Sendable (any Encoder) throws -> Void
 
+    @inlinable
     init<Method: JSONRPCMethod>(_ method: Method, id: JSONRPCID?) {
         let envelope = RequestEnvelope(method: method, id: id)
         encodeBody = { encoder in try envelope.encode(to: encoder) }
     }
 
+    @usableFromInline
     func encode(to encoder: any Encoder) throws { try encodeBody(encoder) }
 }
 
 /// How to decode the `result` of each id a message waits for: the batch's types, chosen by id while parsing.
+@usableFromInline
 final class ResultDecoders: Sendable {
+    @usableFromInline
     typealias Decode = @Sendable (KeyedDecodingContainer<MemberKey>) throws -> any Sendable
     let byID: [JSONRPCID: Decode]
 
@@ -51,6 +71,7 @@ final class ResultDecoders: Sendable {
         self.byID = byID
     }
 
+    @inlinable
     static func decoding<T: Decodable & Sendable>(_ type: T.Type) -> Decode {
         { container in try container.decode(T.self, forKey: .result) }
     }
@@ -78,7 +99,10 @@ struct ResponseElement: Decodable {
     var outcome: Outcome
 
     init(from decoder: any Decoder) {
-        let decoders = decoder.userInfo[ResultDecoders.userInfoKey] as? ResultDecoders
+        self.init(from: decoder, decoders: decoder.userInfo[ResultDecoders.userInfoKey] as? ResultDecoders)
+    }
+
+    init(from decoder: any Decoder, decoders: ResultDecoders?) {
         let container: KeyedDecodingContainer<MemberKey>
         do {
             container = try decoder.container(keyedBy: MemberKey.self)
@@ -87,13 +111,22 @@ struct ResponseElement: Decodable {
             outcome = .violation("is not a JSON object")
             return
         }
-        id = nil
-        if container.contains(.id), (try? container.decodeNil(forKey: .id)) != true {
-            guard let decoded = try? container.decode(JSONRPCID.self, forKey: .id) else {
-                outcome = .violation("has an id that is neither an integer nor a string")
-                return
-            }
-            id = decoded
+        // Primitives straight from the container (a nested Decodable would cost a decoder per element);
+        // the common case, an integer id, takes one lookup.
+        if let number = try? container.decode(Int.self, forKey: .id) {
+            id = .number(number)
+        } else if let string = try? container.decode(String.self, forKey: .id) {
+            id = .string(string)
+        } else if !container.contains(.id) {
+            id = nil
+            outcome = .violation("has no id member (a response must carry the request's id, or null)")
+            return
+        } else if (try? container.decodeNil(forKey: .id)) == true {
+            id = nil
+        } else {
+            id = nil
+            outcome = .violation("has an id that is neither an integer nor a string")
+            return
         }
         let version = try? container.decode(String.self, forKey: .jsonrpc)
         guard version == "2.0" else {
@@ -101,10 +134,6 @@ struct ResponseElement: Decodable {
                 version.map { "has \"jsonrpc\": \(String(reflecting: $0)) instead of \"2.0\"" }
                     ?? (container.contains(.jsonrpc) ? "has a \"jsonrpc\" member that is not the string \"2.0\"" : "has no \"jsonrpc\": \"2.0\" member")
             )
-            return
-        }
-        if !container.contains(.id) {
-            outcome = .violation("has no id member (a response must carry the request's id, or null)")
             return
         }
         switch (container.contains(.result), container.contains(.error)) {
@@ -142,10 +171,11 @@ enum Reply: Decodable {
 
     init(from decoder: any Decoder) throws {
         if var array = try? decoder.unkeyedContainer() {
+            let decoders = decoder.userInfo[ResultDecoders.userInfoKey] as? ResultDecoders
             var elements: [ResponseElement] = []
             if let count = array.count { elements.reserveCapacity(count) }
             while !array.isAtEnd {
-                elements.append(try array.decode(ResponseElement.self))
+                elements.append(ResponseElement(from: try array.superDecoder(), decoders: decoders))
             }
             self = .batch(elements)
         } else {

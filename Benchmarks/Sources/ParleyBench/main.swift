@@ -5,6 +5,7 @@ import FoundationNetworking
 #endif
 import Parley
 import ParleyAsyncHTTPClient
+import ParleyJSONRPC
 
 // Usage: ParleyBench --server http://127.0.0.1:PORT [--quick]
 let arguments = CommandLine.arguments
@@ -33,6 +34,8 @@ let objectURL = baseURL.absoluteString + "/bench/object"
 let objectURLValue = baseURL.appendingPathComponent("bench/object")
 
 let benchRequest = HTTPRequest(method: .get, scheme: "http", authority: baseURL.host()! + ":" + String(baseURL.port!), path: "/bench/object")
+let rpcClient = JSONRPCClient(http: parley, path: "/rpc")
+let rpcURL = baseURL.absoluteString + "/rpc"
 let parleyGet = Side(name: "Parley") { _ = try await parley.send(GetItem()) }
 let comparisons: [Comparison] = [
     Comparison(
@@ -66,6 +69,20 @@ let comparisons: [Comparison] = [
         },
         baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(httpClient, url: objectURL) },
         requests: 4_000 * scale, concurrency: 64
+    ),
+    Comparison(
+        name: "rpc-call-vs-ahc",
+        parley: Side(name: "Parley JSON-RPC call") { _ = try await rpcClient.call(SumCall(params: [1, 2, 4])) },
+        baseline: Side(name: "AsyncHTTPClient POST + Codable") {
+            _ = try await RawRPC.call(httpClient, url: rpcURL, id: Int.random(in: 1...1_000_000))
+        },
+        requests: 4_000 * scale, concurrency: 64
+    ),
+    Comparison(
+        name: "rpc-batch100-vs-jsoncoder",
+        parley: Side(name: "Parley batch of 100 (encode + match + decode)") { _ = try await Batch100.parley() },
+        baseline: Side(name: "JSONEncoder + JSONDecoder") { _ = try Batch100.bare() },
+        requests: 500 * scale, concurrency: 1
     ),
     Comparison(
         name: "middleware5-vs-none",
@@ -174,7 +191,7 @@ for comparison in comparisons where only == nil || comparison.name == only {
     }
     FileHandle.standardError.write(Data("done: \(comparison.name)\n".utf8))
 }
-for pending in ["rpc-call-vs-ahc", "rpc-batch100-vs-jsoncoder", "upload-1g-vs-curl", "download-1g-vs-curl"] {
+for pending in ["upload-1g-vs-curl", "download-1g-vs-curl"] {
     table.append("| \(pending) | — | | | | | | | | n/a (not built yet) |")
     ratios.append("ratio \(pending) n/a")
 }
