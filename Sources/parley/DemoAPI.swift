@@ -1,4 +1,5 @@
 import Parley
+import ParleyJSONRPC
 
 /// A user of the demo server.
 struct User: Codable, Sendable, CustomStringConvertible {
@@ -54,4 +55,32 @@ struct GetProfile: Endpoint {
     let id: Int
     var path: Path { "/users/\(id)/profile" }
     var validators: [ResponseValidator] { [.requiredJSONKeys(["id", "name", "email", "profile.avatar"])] }
+}
+
+/// The demo server's JSON-RPC methods used by the walkthrough.
+struct Subtract: JSONRPCMethod {
+    typealias Result = Int
+    static let name = "subtract"
+    let params: [Int]
+}
+
+struct SubtractNamed: JSONRPCMethod {
+    struct Params: Encodable, Sendable {
+        let minuend: Int
+        let subtrahend: Int
+    }
+    typealias Result = Int
+    static let name = "subtract"
+    let params: Params
+}
+
+struct Sum: JSONRPCMethod {
+    typealias Result = Int
+    static let name = "sum"
+    let params: [Int]
+}
+
+struct GetData: JSONRPCMethod {
+    typealias Result = [JSONValue]
+    static let name = "get_data"
 }

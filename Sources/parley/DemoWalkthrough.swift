@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Parley
 import ParleyAsyncHTTPClient
+import ParleyJSONRPC
 
 /// The steps `parley demo` prints: typed calls, an empty response, and failures with their descriptions.
 struct DemoWalkthrough {
@@ -37,7 +38,22 @@ struct DemoWalkthrough {
         await showFailure { try await client.send(GetUser(id: 99)) }
         print("→ GET /users/1/profile (a failure: required JSON keys are missing)")
         await showFailure { try await client.send(GetProfile(id: 1)) }
+        try await jsonRPC(url)
         print("Done.")
+    }
+
+    /// A JSON-RPC call, a batch answered in any order and matched by id, and an error object.
+    private func jsonRPC(_ url: URL) async throws {
+        let rpc = JSONRPCClient(http: Client(baseURL: url), path: "/rpc")
+        print("→ JSON-RPC subtract [42, 23] over POST /rpc")
+        print("  \(try await rpc.call(Subtract(params: [42, 23])))\n")
+        print("→ JSON-RPC batch: sum [1, 2, 4], subtract {minuend: 42, subtrahend: 23}, get_data")
+        let (sum, difference, data) = try await rpc.batchValues(
+            Sum(params: [1, 2, 4]), SubtractNamed(params: .init(minuend: 42, subtrahend: 23)), GetData()
+        )
+        print("  \(sum), \(difference), \(data)\n")
+        print("→ JSON-RPC foobar (a failure: the method does not exist)")
+        await showFailure { try await rpc.call(DynamicMethod("foobar")) }
     }
 
     private func showFailure(_ call: () async throws -> some Any) async {

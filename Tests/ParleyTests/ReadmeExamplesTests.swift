@@ -2,6 +2,7 @@ import Foundation
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
+import ParleyJSONRPC
 import Testing
 
 // The README's Swift blocks, compiled and run against the demo server.
@@ -27,6 +28,18 @@ enum Readme {
         var path: Path { "/users" }
         var headers: Headers { ["X-Request-Source": "signup"] }
         var body: RequestBody { .json(["name": name, "email": email]) }
+    }
+
+    struct Subtract: JSONRPCMethod {
+        typealias Result = Int
+        static let name = "subtract"
+        let params: [Int]
+    }
+
+    struct Sum: JSONRPCMethod {
+        typealias Result = Int
+        static let name = "sum"
+        let params: [Int]
     }
 }
 
@@ -70,6 +83,27 @@ extension Readme {
                 + "but GetUser accepts only 200…299. Response: 404 Not Found, Content-Type application/json; charset=utf-8. "
                 + #"Body: {"error":"user 99 not found"}"#
             #expect(error?.description == expected)
+        }
+
+        @Test("the JSON-RPC example runs")
+        func jsonRPC() async throws {
+            let server = try await DemoServer.start()
+            defer { Task { await server.stop() } }
+            let client = Client(baseURL: try #require(URL(string: server.baseURL)))
+
+            let rpc = JSONRPCClient(http: client, path: "/rpc")
+            let difference = try await rpc.call(Subtract(params: [42, 23]))
+            let (sum, missing) = try await rpc.batch(Sum(params: [1, 2, 4]), DynamicMethod("foobar"))
+            print(difference, try sum.get(), missing)   // 19 7 failure(… -32601 "Method not found" …)
+            try await rpc.notify(DynamicMethod("notify_hello", params: .array([.int(7)])))
+
+            #expect(difference == 19)
+            #expect(try sum.get() == 7)
+            guard case .failure(let error) = missing else {
+                Issue.record("foobar succeeded")
+                return
+            }
+            #expect(error.jsonRPCError?.code == -32601)
         }
     }
 }
