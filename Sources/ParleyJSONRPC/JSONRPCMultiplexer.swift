@@ -1,0 +1,190 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+public import Parley
+
+/// A request or notification the peer sent to us.
+public struct JSONRPCIncoming: Sendable {
+    /// The method name.
+    public let method: String
+    /// The parameters, if any.
+    public let params: JSONValue?
+    /// The id, for a request; `nil` for a notification.
+    public let id: JSONValue?
+}
+
+/// What a connection-oriented channel (byte streams, WebSocket) shares: pending calls routed by id, the
+/// peer's requests answered by a router, its notifications delivered as a stream, and failing every pending
+/// call at once when the connection ends.
+final class JSONRPCMultiplexer: Sendable {
+    /// A call waiting for its answer: registered before its message is written, so an answer that arrives
+    /// before the caller suspends is kept, not lost.
+    private enum Waiter {
+        case waiting(CheckedContinuation<JSONRPCReply, any Error>?)
+        case answered(Result<JSONRPCReply, ParleyError>)
+    }
+
+    private struct State {
+        var waiters: [Int: Waiter] = [:]
+        var waiterByID: [JSONRPCID: Int] = [:]
+        var idsOfWaiter: [Int: [JSONRPCID]] = [:]
+        var nextWaiter = 0
+        var closedReason: String?
+    }
+
+    typealias Writer = @Sendable (Data) async throws(ParleyError) -> Void
+
+    private let state = LockedState(State())
+    private let router: JSONRPCRouter?
+    private let incomingContinuation: AsyncStream<JSONRPCIncoming>.Continuation
+    let incoming: AsyncStream<JSONRPCIncoming>
+
+    init(router: JSONRPCRouter?) {
+        self.router = router
+        (incoming, incomingContinuation) = AsyncStream.makeStream(of: JSONRPCIncoming.self)
+    }
+
+    var isClosed: Bool { state.withLock { $0.closedReason != nil } }
+
+    /// Writes `message` with `write`; waits for the answer to `ids` when there are any.
+    func exchange(_ message: Data, ids: [JSONRPCID], write: Writer) async throws(ParleyError) -> JSONRPCReply? {
+        guard !ids.isEmpty else {
+            if let reason = state.withLock({ $0.closedReason }) {
+                throw ParleyError(.transport, "The JSON-RPC channel is closed: \(reason).")
+            }
+            try await write(message)
+            return nil
+        }
+        let waiter = try state.withLock { state throws(ParleyError) -> Int in
+            if let reason = state.closedReason {
+                throw ParleyError(.transport, "The JSON-RPC channel is closed: \(reason).")
+            }
+            state.nextWaiter += 1
+            state.waiters[state.nextWaiter] = .waiting(nil)
+            for id in ids { state.waiterByID[id] = state.nextWaiter }
+            state.idsOfWaiter[state.nextWaiter] = ids
+            return state.nextWaiter
+        }
+        do {
+            try await write(message)
+        } catch {
+            _ = remove(waiter, ids: ids)
+            throw error
+        }
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONRPCReply, any Error>) in
+                    let ready = state.withLock { state -> Result<JSONRPCReply, ParleyError>? in
+                        switch state.waiters[waiter] {
+                        case .answered(let result)?:
+                            state.waiters[waiter] = nil
+                            return result
+                        case .waiting?:
+                            state.waiters[waiter] = .waiting(continuation)
+                            return nil
+                        case nil:
+                            return .failure(ParleyError(.cancelled, "The JSON-RPC call was cancelled."))
+                        }
+                    }
+                    if let ready { continuation.resume(with: ready.mapError { $0 as any Error }) }
+                }
+            } onCancel: {
+                if case .waiting(let continuation?)? = remove(waiter, ids: ids) {
+                    continuation.resume(throwing: ParleyError(.cancelled, "The JSON-RPC call was cancelled."))
+                }
+            }
+        } catch {
+            throw ParleyError.wrapping(error, as: .transport, "The JSON-RPC channel failed: \(error)")
+        }
+    }
+
+    /// Fails every pending call with `reason` and ends ``incoming``; later calls fail at once.
+    func close(reason: String) {
+        let failure = ParleyError(.transport, "The JSON-RPC channel closed while a call waited for its answer: \(reason).")
+        let pending = state.withLock { state -> [CheckedContinuation<JSONRPCReply, any Error>] in
+            if state.closedReason == nil { state.closedReason = reason }
+            var continuations: [CheckedContinuation<JSONRPCReply, any Error>] = []
+            for (key, waiter) in state.waiters {
+                switch waiter {
+                case .waiting(let continuation?):
+                    continuations.append(continuation)
+                    state.waiters[key] = nil
+                case .waiting(nil):
+                    state.waiters[key] = .answered(.failure(failure))
+                case .answered:
+                    break
+                }
+            }
+            state.waiterByID = [:]
+            state.idsOfWaiter = [:]
+            return continuations
+        }
+        for continuation in pending { continuation.resume(throwing: failure) }
+        incomingContinuation.finish()
+    }
+
+    private func remove(_ waiter: Int, ids: [JSONRPCID]) -> Waiter? {
+        state.withLock { state in
+            for id in ids where state.waiterByID[id] == waiter { state.waiterByID[id] = nil }
+            state.idsOfWaiter[waiter] = nil
+            return state.waiters.removeValue(forKey: waiter)
+        }
+    }
+
+    /// Routes one message from the peer: an answer to its waiter, a request to the router (its answer written
+    /// with `write`), a notification to ``incoming``.
+    func dispatch(_ message: Data, write: @escaping Writer) {
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: message) else {
+            // Not JSON: answer as the specification says; nobody waits on it.
+            Task { try? await write(JSONRPCRouter.errorResponse(.parseError(), id: .null)) }
+            return
+        }
+        let first: JSONValue? =
+            if case .array(let elements) = value { elements.first } else { value }
+        if let first, first["method"] == nil {
+            deliver(JSONRPCReply(data: message), answering: value)
+            return
+        }
+        if case .object(let members) = value, case .string(let method)? = members["method"], members["id"] == nil {
+            incomingContinuation.yield(JSONRPCIncoming(method: method, params: members["params"], id: nil))
+            return
+        }
+        let router = self.router ?? JSONRPCRouter()
+        Task {
+            if let answer = await router.handle(message) { try? await write(answer) }
+        }
+    }
+
+    private func deliver(_ reply: JSONRPCReply, answering value: JSONValue) {
+        let elements: [JSONValue] =
+            if case .array(let elements) = value { elements } else { [value] }
+        let continuation = state.withLock { state -> CheckedContinuation<JSONRPCReply, any Error>? in
+            for element in elements {
+                let id: JSONRPCID? =
+                    switch element["id"] {
+                    case .int(let number)?: .number(number)
+                    case .string(let string)?: .string(string)
+                    default: nil
+                    }
+                guard let id, let waiter = state.waiterByID[id] else { continue }
+                for other in state.idsOfWaiter.removeValue(forKey: waiter) ?? [] where state.waiterByID[other] == waiter {
+                    state.waiterByID[other] = nil
+                }
+                switch state.waiters[waiter] {
+                case .waiting(let continuation?)?:
+                    state.waiters[waiter] = nil
+                    return continuation
+                case .waiting(nil)?:
+                    state.waiters[waiter] = .answered(.success(reply))
+                    return nil
+                default:
+                    return nil
+                }
+            }
+            return nil
+        }
+        continuation?.resume(returning: reply)
+    }
+}
