@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "ParleyURLSession", targets: ["ParleyURLSession"]),
         .library(name: "ParleyTesting", targets: ["ParleyTesting"]),
         .library(name: "ParleyJSONRPC", targets: ["ParleyJSONRPC"]),
+        .library(name: "ParleyJSONRPCWebSocket", targets: ["ParleyJSONRPCWebSocket"]),
         .library(name: "ParleyDemoServer", targets: ["ParleyDemoServer"]),
         .executable(name: "parley", targets: ["parley"]),
     ],
@@ -25,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -63,6 +66,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "ParleyJSONRPCWebSocket",
+            dependencies: [
+                "Parley",
+                "ParleyJSONRPC",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "ParleyTesting",
             dependencies: ["Parley"],
             swiftSettings: swiftSettings
@@ -74,10 +89,12 @@ let package = Package(
                 "ParleyJSONRPC",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
@@ -102,6 +119,7 @@ let package = Package(
                 "ParleyURLSession",
                 "ParleyTesting",
                 "ParleyJSONRPC",
+                "ParleyJSONRPCWebSocket",
                 "ParleyDemoServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -1,5 +1,7 @@
 import Hummingbird
+import HummingbirdWebSocket
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
 import UnixSignals
@@ -17,21 +19,44 @@ enum DemoApplication {
         port: Int,
         events: EventBoard,
         signals: [UnixSignal],
-        onListening: @escaping @Sendable (Int) -> Void
+        onListening: @escaping @Sendable (_ httpPort: Int, _ webSocketPort: Int) -> Void
     ) -> ServiceGroup {
         var logger = Logger(label: "parley.demo-server")
         logger.logLevel = .warning
+        // Both servers report their ports; `onListening` runs once both accept connections.
+        let ports = NIOLockedValueBox<(http: Int?, webSocket: Int?)>((nil, nil))
+        let report: @Sendable (_ http: Int?, _ webSocket: Int?) -> Void = { http, webSocket in
+            let both = ports.withLockedValue { ports -> (Int, Int)? in
+                if let http { ports.http = http }
+                if let webSocket { ports.webSocket = webSocket }
+                guard let http = ports.http, let webSocket = ports.webSocket else { return nil }
+                return (http, webSocket)
+            }
+            if let both { onListening(both.0, both.1) }
+        }
         let app = Application(
             router: self.makeRouter(users: UserStore(), events: events),
             configuration: .init(address: .hostname("127.0.0.1", port: port), backlog: 1024),
             onServerRunning: { channel in
-                onListening(channel.localAddress?.port ?? port)
+                report(channel.localAddress?.port ?? port, nil)
+            },
+            logger: logger
+        )
+        // JSON-RPC over WebSocket on its own port: the upgrade pipeline answers bytes that are not HTTP
+        // differently from the plain HTTP/1 server, whose behaviour the fault tests rely on.
+        let webSocketApp = Application(
+            router: Router(context: BasicRequestContext.self),
+            server: .http1WebSocketUpgrade { request, _, _ in RPCWebSocketRoute.shouldUpgrade(request) },
+            configuration: .init(address: .hostname("127.0.0.1", port: 0), backlog: 256),
+            onServerRunning: { channel in
+                report(nil, channel.localAddress?.port ?? 0)
             },
             logger: logger
         )
         var configuration = ServiceGroupConfiguration(
             services: [
                 .init(service: app),
+                .init(service: webSocketApp),
                 .init(service: ShutdownNotifier(events: events), successTerminationBehavior: .ignore),
             ],
             gracefulShutdownSignals: signals,

@@ -8,9 +8,10 @@ extension DemoServer {
     ///
     /// - Parameters:
     ///   - port: The port to bind on 127.0.0.1, or `0` for an ephemeral port.
-    ///   - onStarted: Called once with the bound port when the server accepts connections.
+    ///   - onStarted: Called once with the bound ports (HTTP, and the JSON-RPC WebSocket server) when both
+    ///     accept connections.
     /// - Throws: The bind error if the port cannot be used, or a service-group error.
-    public static func run(port: Int = 0, onStarted: @escaping @Sendable (Int) -> Void) async throws {
+    public static func run(port: Int = 0, onStarted: @escaping @Sendable (_ httpPort: Int, _ webSocketPort: Int) -> Void) async throws {
         let group = DemoApplication.makeServiceGroup(
             port: port,
             events: EventBoard(),

@@ -17,12 +17,19 @@ public final class DemoServer: Sendable {
     /// The server's address: `"http://127.0.0.1:PORT"`.
     public var baseURL: String { "http://127.0.0.1:\(self.port)" }
 
+    /// The port of the JSON-RPC WebSocket server.
+    public let webSocketPort: Int
+
+    /// The JSON-RPC WebSocket endpoint: `"ws://127.0.0.1:PORT/rpc/ws"`.
+    public var webSocketURL: String { "ws://127.0.0.1:\(self.webSocketPort)\(RPCWebSocketRoute.path)" }
+
     private let serviceGroup: ServiceGroup
     private let events: EventBoard
     private let task: Task<Void, Never>
 
-    private init(port: Int, serviceGroup: ServiceGroup, events: EventBoard, task: Task<Void, Never>) {
+    private init(port: Int, webSocketPort: Int, serviceGroup: ServiceGroup, events: EventBoard, task: Task<Void, Never>) {
         self.port = port
+        self.webSocketPort = webSocketPort
         self.serviceGroup = serviceGroup
         self.events = events
         self.task = task
@@ -40,9 +47,9 @@ public final class DemoServer: Sendable {
     ///   task is cancelled while starting.
     public static func start(port: Int = 0) async throws -> DemoServer {
         let events = EventBoard()
-        let (listening, continuation) = AsyncThrowingStream<Int, any Error>.makeStream()
-        let group = DemoApplication.makeServiceGroup(port: port, events: events, signals: []) { boundPort in
-            continuation.yield(boundPort)
+        let (listening, continuation) = AsyncThrowingStream<(Int, Int), any Error>.makeStream()
+        let group = DemoApplication.makeServiceGroup(port: port, events: events, signals: []) { httpPort, webSocketPort in
+            continuation.yield((httpPort, webSocketPort))
         }
         let task = Task<Void, Never> {
             do {
@@ -53,8 +60,8 @@ public final class DemoServer: Sendable {
             }
         }
         do {
-            for try await boundPort in listening {
-                return DemoServer(port: boundPort, serviceGroup: group, events: events, task: task)
+            for try await (httpPort, webSocketPort) in listening {
+                return DemoServer(port: httpPort, webSocketPort: webSocketPort, serviceGroup: group, events: events, task: task)
             }
             // The stream only ends without a port if this task was cancelled.
             throw CancellationError()

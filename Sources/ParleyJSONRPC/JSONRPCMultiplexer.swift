@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+package import FoundationEssentials
 #else
-import Foundation
+package import Foundation
 #endif
 public import Parley
 
@@ -18,7 +18,7 @@ public struct JSONRPCIncoming: Sendable {
 /// What a connection-oriented channel (byte streams, WebSocket) shares: pending calls routed by id, the
 /// peer's requests answered by a router, its notifications delivered as a stream, and failing every pending
 /// call at once when the connection ends.
-final class JSONRPCMultiplexer: Sendable {
+package final class JSONRPCMultiplexer: Sendable {
     /// A call waiting for its answer: registered before its message is written, so an answer that arrives
     /// before the caller suspends is kept, not lost.
     private enum Waiter {
@@ -34,22 +34,22 @@ final class JSONRPCMultiplexer: Sendable {
         var closedReason: String?
     }
 
-    typealias Writer = @Sendable (Data) async throws(ParleyError) -> Void
+    package typealias Writer = @Sendable (Data) async throws(ParleyError) -> Void
 
     private let state = LockedState(State())
     private let router: JSONRPCRouter?
     private let incomingContinuation: AsyncStream<JSONRPCIncoming>.Continuation
-    let incoming: AsyncStream<JSONRPCIncoming>
+    package let incoming: AsyncStream<JSONRPCIncoming>
 
-    init(router: JSONRPCRouter?) {
+    package init(router: JSONRPCRouter?) {
         self.router = router
         (incoming, incomingContinuation) = AsyncStream.makeStream(of: JSONRPCIncoming.self)
     }
 
-    var isClosed: Bool { state.withLock { $0.closedReason != nil } }
+    package var isClosed: Bool { state.withLock { $0.closedReason != nil } }
 
     /// Writes `message` with `write`; waits for the answer to `ids` when there are any.
-    func exchange(_ message: Data, ids: [JSONRPCID], write: Writer) async throws(ParleyError) -> JSONRPCReply? {
+    package func exchange(_ message: Data, ids: [JSONRPCID], write: Writer) async throws(ParleyError) -> JSONRPCReply? {
         guard !ids.isEmpty else {
             if let reason = state.withLock({ $0.closedReason }) {
                 throw ParleyError(.transport, "The JSON-RPC channel is closed: \(reason).")
@@ -101,7 +101,7 @@ final class JSONRPCMultiplexer: Sendable {
     }
 
     /// Fails every pending call with `reason` and ends ``incoming``; later calls fail at once.
-    func close(reason: String) {
+    package func close(reason: String) {
         let failure = ParleyError(.transport, "The JSON-RPC channel closed while a call waited for its answer: \(reason).")
         let pending = state.withLock { state -> [CheckedContinuation<JSONRPCReply, any Error>] in
             if state.closedReason == nil { state.closedReason = reason }
@@ -135,7 +135,7 @@ final class JSONRPCMultiplexer: Sendable {
 
     /// Routes one message from the peer: an answer to its waiter, a request to the router (its answer written
     /// with `write`), a notification to ``incoming``.
-    func dispatch(_ message: Data, write: @escaping Writer) {
+    package func dispatch(_ message: Data, write: @escaping Writer) {
         guard let value = try? JSONDecoder().decode(JSONValue.self, from: message) else {
             // Not JSON: answer as the specification says; nobody waits on it.
             Task { try? await write(JSONRPCRouter.errorResponse(.parseError(), id: .null)) }

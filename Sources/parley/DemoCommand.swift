@@ -20,9 +20,10 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         if serve {
-            try await DemoServer.run(port: port) { port in
+            try await DemoServer.run(port: port) { port, webSocketPort in
                 // Written unbuffered, so a script reading a pipe sees the URL at once.
                 let line = "Parley demo server listening on http://127.0.0.1:\(port) (Ctrl-C to stop)\n"
+                    + "JSON-RPC: POST http://127.0.0.1:\(port)/rpc, WebSocket ws://127.0.0.1:\(webSocketPort)/rpc/ws\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
             }
             return

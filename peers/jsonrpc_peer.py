@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""An independent JSON-RPC 2.0 peer for Parley's interop suite (Tests/ParleyTests/Peers/JSONRPCPeerTests.swift).
+
+The protocol is entirely the PyPI library `json-rpc` (https://github.com/pavlov99/json-rpc): its Dispatcher,
+its JSONRPCResponseManager (parsing, batches, notifications, error objects) and its own Flask view
+(`jsonrpc.backend.flask.JSONRPCAPI`, which also decides the HTTP status and body of every answer). This file only
+registers the methods and serves that view with Werkzeug's threaded HTTP/1.1 server on 127.0.0.1.
+
+Usage: jsonrpc_peer.py PORT [--log FILE]
+    PORT 0 picks an ephemeral port. Prints "listening on http://127.0.0.1:PORT/rpc" (flushed) once it accepts
+    connections. --log FILE appends every exchange (request bytes, HTTP status, response bytes) to FILE.
+"""
+
+import argparse
+import io
+import json
+import logging
+import sys
+import threading
+
+from flask import Flask
+from jsonrpc import Dispatcher
+from jsonrpc.backend.flask import JSONRPCAPI
+from jsonrpc.exceptions import JSONRPCDispatchException
+from werkzeug.serving import make_server
+
+dispatcher = Dispatcher()
+
+# Notifications received, in order: [method, params]. `received` reads them back, so that a test can check that a
+# notification it sent (which gets no answer) really arrived.
+_received = []
+_received_lock = threading.Lock()
+
+
+def _record(method, args, kwargs):
+    with _received_lock:
+        _received.append([method, kwargs if kwargs else list(args)])
+
+
+@dispatcher.add_method
+def subtract(minuend, subtrahend):
+    return minuend - subtrahend
+
+
+def _sum(*numbers):
+    return sum(numbers)
+
+
+dispatcher.add_method(_sum, name="sum")
+
+
+@dispatcher.add_method
+def get_data():
+    return ["hello", 5]
+
+
+@dispatcher.add_method
+def echo(*args, **kwargs):
+    """Returns its params: the object for named params, the array for positional ones."""
+    return kwargs if kwargs else list(args)
+
+
+@dispatcher.add_method
+def update(*args, **kwargs):
+    _record("update", args, kwargs)
+
+
+@dispatcher.add_method
+def notify_hello(*args, **kwargs):
+    _record("notify_hello", args, kwargs)
+
+
+@dispatcher.add_method
+def received(marker):
+    """The notifications received so far whose first positional param is `marker`."""
+    with _received_lock:
+        return [entry for entry in _received if isinstance(entry[1], list) and entry[1][:1] == [marker]]
+
+
+@dispatcher.add_method
+def fail():
+    # The library's own application-error API: it becomes the response's error object.
+    raise JSONRPCDispatchException(code=-32010, message="Quota exceeded", data={"field": "amount"})
+
+
+app = Flask(__name__)
+app.add_url_rule("/rpc", view_func=JSONRPCAPI(dispatcher=dispatcher).as_view(), methods=["POST"])
+
+
+class ExchangeLog:
+    """WSGI middleware writing the raw bytes of every exchange to a file (debugging aid, off by default)."""
+
+    def __init__(self, app, path):
+        self.app = app
+        self.path = path
+        self.lock = threading.Lock()
+
+    def __call__(self, environ, start_response):
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        body = environ["wsgi.input"].read(length) if length else b""
+        environ["wsgi.input"] = io.BytesIO(body)
+        captured = {}
+
+        def capture(status, headers, exc_info=None):
+            captured["status"] = status
+            captured["headers"] = headers
+            return start_response(status, headers, exc_info)
+
+        chunks = list(self.app(environ, capture))
+        with self.lock, open(self.path, "a", encoding="utf-8") as log:
+            log.write(json.dumps({
+                "request": {"method": environ["REQUEST_METHOD"], "path": environ.get("PATH_INFO"),
+                            "content_type": environ.get("CONTENT_TYPE"), "body": body.decode("utf-8", "replace")},
+                "response": {"status": captured.get("status"), "headers": captured.get("headers"),
+                             "body": b"".join(chunks).decode("utf-8", "replace")},
+            }) + "\n")
+        return chunks
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("port", type=int, help="TCP port on 127.0.0.1; 0 for an ephemeral one")
+    parser.add_argument("--log", help="append every exchange's raw bytes to this file")
+    arguments = parser.parse_args()
+
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
+    application = ExchangeLog(app, arguments.log) if arguments.log else app
+    # threaded: one thread per connection, HTTP/1.1 keep-alive (Werkzeug switches to HTTP/1.1 when threaded).
+    server = make_server("127.0.0.1", arguments.port, application, threaded=True)
+    print(f"listening on http://127.0.0.1:{server.server_port}/rpc", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
