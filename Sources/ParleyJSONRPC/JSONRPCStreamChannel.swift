@@ -18,7 +18,7 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
     private let output: FileHandle
     private let framing: JSONRPCFraming
     private let multiplexer: JSONRPCMultiplexer
-    private let writeLock = LockedState(())
+    private let writeLock = NSLock()
 
     /// The peer's notifications, in arrival order (its requests go to the router).
     public var incoming: AsyncStream<JSONRPCIncoming> { multiplexer.incoming }
@@ -94,7 +94,7 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
     private func write(_ message: Data) throws(ParleyError) {
         let framed = framing.frame(message)
         do {
-            try writeLock.withLock { _ in try output.write(contentsOf: framed) }
+            try writeLock.withLock { try output.write(contentsOf: framed) }
         } catch {
             throw ParleyError(.transport, "Writing to the JSON-RPC peer failed: \(error).", underlying: error)
         }
