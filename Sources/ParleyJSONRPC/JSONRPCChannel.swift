@@ -72,12 +72,14 @@ public struct HTTPChannel: JSONRPCChannel {
             }
             return JSONRPCReply(data: data, head: head)
         }
-        if !data.isEmpty, JSONRPCCoding.looksLikeErrorResponse(data) {
+        if !ids.isEmpty, !data.isEmpty, JSONRPCCoding.looksLikeErrorResponse(data) {
             return JSONRPCReply(data: data, head: head)
         }
         var error = ParleyError(
             .unacceptableStatus,
-            "The JSON-RPC server answered HTTP \(status) \(head.status.reasonPhrase) without a JSON-RPC error object."
+            ids.isEmpty
+                ? "The JSON-RPC server answered a notification with HTTP \(status) \(head.status.reasonPhrase)."
+                : "The JSON-RPC server answered HTTP \(status) \(head.status.reasonPhrase) without a JSON-RPC error object."
         )
         error.response = head
         error.body = data.prefix(ParleyError.excerptLimit)

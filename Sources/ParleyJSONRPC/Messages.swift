@@ -32,7 +32,14 @@ struct RequestEnvelope<Method: JSONRPCMethod>: Encodable, Sendable {
         // No `params` member at all for methods without parameters (type comparisons, no dynamic casts).
         if Method.Params.self == JSONRPCNoParams.self {
         } else if Method.self == DynamicMethod.self, let dynamic = method as? DynamicMethod {
-            try container.encodeIfPresent(dynamic.dynamicParams, forKey: .params)
+            switch dynamic.dynamicParams {
+            case nil, .array?, .object?: try container.encodeIfPresent(dynamic.dynamicParams, forKey: .params)
+            case let scalar?:
+                throw EncodingError.invalidValue(
+                    scalar,
+                    .init(codingPath: [MemberKey.params], debugDescription: "JSON-RPC params must be an array (positional) or an object (named), not \(scalar)")
+                )
+            }
         } else {
             try container.encode(method.params, forKey: .params)
         }

@@ -42,7 +42,9 @@ struct CannedTransport: ClientTransport {
 
 let benchmarks: @Sendable () -> Void = {
     let metrics: [BenchmarkMetric] = [.wallClock, .mallocCountTotal]
-    let configuration = Benchmark.Configuration(metrics: metrics, maxDuration: .seconds(3), maxIterations: 100_000)
+    // `PARLEY_BENCH_QUICK` (scripts/bench --quick) shortens every benchmark to one second.
+    let seconds = ProcessInfo.processInfo.environment["PARLEY_BENCH_QUICK"] == nil ? 3 : 1
+    let configuration = Benchmark.Configuration(metrics: metrics, maxDuration: .seconds(seconds), maxIterations: 100_000)
 
     // Parley's own work per call (request building, chain, validation, decoding) against the decode alone.
     let canned = Client(baseURL: URL(string: "http://127.0.0.1:1")!, transport: CannedTransport())
@@ -57,7 +59,7 @@ let benchmarks: @Sendable () -> Void = {
     guard let server = ProcessInfo.processInfo.environment["PARLEY_BENCH_SERVER"], let baseURL = URL(string: server) else {
         return
     }
-    let e2e = Benchmark.Configuration(metrics: metrics, maxDuration: .seconds(3), maxIterations: 20_000)
+    let e2e = Benchmark.Configuration(metrics: metrics, maxDuration: .seconds(seconds), maxIterations: 20_000)
     let parley = Client(baseURL: baseURL, transport: AsyncHTTPClientTransport.shared)
     let url = server + "/bench/object"
     Benchmark("get: Parley send (end to end)", configuration: e2e) { benchmark in

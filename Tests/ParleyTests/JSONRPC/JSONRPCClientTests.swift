@@ -91,6 +91,12 @@ struct JSONRPCHTTPTests {
 
             let notFound = JSONRPCClient(http: client, path: "/no-such-rpc")
             await expectParleyError(.unacceptableStatus) { try await notFound.call(Sum(params: [1])) }
+            // A notification answered with an HTTP error status fails too, with or without an error object.
+            await expectParleyError(.unacceptableStatus) { try await notFound.notify(Update(params: [1])) }
+            await expectParleyError(.unacceptableStatus) { try await withBody.notify(Update(params: [1])) }
+            // Scalar params are refused before anything is sent.
+            let scalar = await expectParleyError(.encoding) { try await withBody.call(DynamicMethod("sum", params: .int(1))) }
+            #expect(scalar?.message.contains("array") == true)
         }
     }
 
