@@ -46,16 +46,21 @@ struct FrameParser {
         self.maxMessageSize = maxMessageSize
     }
 
-    /// Adds bytes and returns every message they complete.
-    mutating func feed(_ bytes: Data) throws -> [Data] {
+    /// Adds bytes and returns every message they complete, then the failure that stopped the stream, if any:
+    /// the messages before a broken frame are still delivered.
+    mutating func feed(_ bytes: Data) -> (messages: [Data], failure: Failure?) {
         buffer.append(bytes)
         var messages: [Data] = []
-        while let message = try next() { messages.append(message) }
-        if buffer.count > maxMessageSize + 1024 { throw Failure.tooLarge(buffer.count) }
-        return messages
+        do throws(Failure) {
+            while let message = try next() { messages.append(message) }
+        } catch {
+            return (messages, error)
+        }
+        if buffer.count > maxMessageSize + 1024 { return (messages, .tooLarge(buffer.count)) }
+        return (messages, nil)
     }
 
-    private mutating func next() throws -> Data? {
+    private mutating func next() throws(Failure) -> Data? {
         switch framing {
         case .newlineDelimited:
             guard let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) else { return nil }

@@ -1,11 +1,4 @@
 public import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 public import Parley
 
 /// JSON-RPC over a pair of byte streams — a child process's stdin/stdout, pipes, a socket — in either
@@ -14,11 +7,17 @@ public import Parley
 /// Both sides may send requests and notifications: the peer's requests are answered by `router` (or with
 /// `-32601 Method not found` when there is none), its notifications arrive on ``incoming``. When the input
 /// ends or breaks, every pending call fails at once with ``ParleyError/Kind/transport``.
+///
+/// To talk to a program of your own, ``launch(executable:arguments:environment:currentDirectory:standardError:framing:router:maxMessageSize:)``
+/// starts it with pipes for its standard input and output, and ``shutdown(gracePeriod:)`` ends it.
 public final class JSONRPCStreamChannel: JSONRPCChannel {
     private let output: FileHandle
     private let framing: JSONRPCFraming
     private let multiplexer: JSONRPCMultiplexer
-    private let writeLock = NSLock()
+    /// Serialises writes; `true` once the output was closed (the input of a launched child).
+    private let outputClosed = LockedState(false)
+    /// The process, for a channel that launched one.
+    let child: ChildProcess?
 
     /// The peer's notifications, in arrival order (its requests go to the router).
     public var incoming: AsyncStream<JSONRPCIncoming> { multiplexer.incoming }
@@ -28,33 +27,58 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
     /// - Parameters:
     ///   - router: Answers the peer's requests.
     ///   - maxMessageSize: The largest message accepted from the peer (default 64 MiB).
-    public init(
+    public convenience init(
         input: FileHandle,
         output: FileHandle,
         framing: JSONRPCFraming,
         router: JSONRPCRouter? = nil,
         maxMessageSize: Int = 64 * 1024 * 1024
     ) {
+        self.init(
+            input: input, output: output, framing: framing, multiplexer: JSONRPCMultiplexer(router: router),
+            maxMessageSize: maxMessageSize, child: nil
+        )
+    }
+
+    /// A channel whose reader thread starts at once; `child` is the process at the other end, if we launched it.
+    init(
+        input: FileHandle,
+        output: FileHandle,
+        framing: JSONRPCFraming,
+        multiplexer: JSONRPCMultiplexer,
+        maxMessageSize: Int,
+        child: ChildProcess?
+    ) {
         self.output = output
         self.framing = framing
-        let multiplexer = JSONRPCMultiplexer(router: router)
         self.multiplexer = multiplexer
+        self.child = child
         let parser = FrameParser(framing: framing, maxMessageSize: maxMessageSize)
+        // The thread holds neither the channel nor the child process: dropping the channel closes a launched
+        // child's input, which ends the child, which ends this thread's input.
+        let childExit = child?.exit
+        let childName = child?.name ?? ""
         let thread = Thread { [weak self] in
             var parser = parser
             while true {
-                let chunk = Self.read(input)
-                guard let self else { return }
+                let chunk = StreamIO.read(input)
                 guard let chunk, !chunk.isEmpty else {
-                    multiplexer.close(reason: chunk == nil ? "reading from the peer failed" : "the peer closed its output")
+                    var reason = chunk == nil ? "reading from the peer failed" : "the peer closed its output"
+                    if let childExit {
+                        // The child's output ends when it exits: wait a moment for its status, to say how it ended.
+                        reason = childExit.wait(timeout: .seconds(1)).map { "the child process \(childName) \($0)" }
+                            ?? "the child process \(childName) closed its output"
+                    }
+                    multiplexer.close(reason: reason)
                     return
                 }
-                do {
-                    for message in try parser.feed(chunk) {
-                        multiplexer.dispatch(message) { [weak self] data throws(ParleyError) in try self?.write(data) }
-                    }
-                } catch {
-                    multiplexer.close(reason: "the peer sent \(error)")
+                guard let self else { return }
+                let (messages, failure) = parser.feed(chunk)
+                for message in messages {
+                    multiplexer.dispatch(message) { [weak self] data throws(ParleyError) in try self?.write(data) }
+                }
+                if let failure {
+                    multiplexer.close(reason: "the peer sent \(failure)")
                     return
                 }
             }
@@ -63,21 +87,8 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
         thread.start()
     }
 
-    /// A blocking read of what is available; `nil` on error, empty at end of input.
-    private static func read(_ handle: FileHandle) -> Data? {
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { raw in
-                #if canImport(Darwin)
-                Darwin.read(handle.fileDescriptor, raw.baseAddress, raw.count)
-                #else
-                Glibc.read(handle.fileDescriptor, raw.baseAddress, raw.count)
-                #endif
-            }
-            if count >= 0 { return Data(buffer[0..<count]) }
-            if errno == EINTR { continue }
-            return nil
-        }
+    deinit {
+        if child != nil { closeOutput() }
     }
 
     /// Sends a message; waits for the answer to `ids` when there are any.
@@ -85,18 +96,30 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
         try await multiplexer.exchange(message, ids: ids) { [self] data throws(ParleyError) in try write(data) }
     }
 
-    /// Stops waiting: every pending call fails with ``ParleyError/Kind/transport``. Closing the file handles
-    /// is the caller's (or the child process's) business.
+    /// Stops waiting: every pending call fails with ``ParleyError/Kind/transport``, and so does every later one.
+    ///
+    /// For a channel made by ``launch(executable:arguments:environment:currentDirectory:standardError:framing:router:maxMessageSize:)``
+    /// this also closes the child's standard input, which tells a well-behaved child to exit (see
+    /// ``shutdown(gracePeriod:)`` to wait for that). Otherwise closing the file handles is the caller's (or
+    /// the child process's) business.
     public func close() {
         multiplexer.close(reason: "it was closed")
+        if child != nil { closeOutput() }
+    }
+
+    private func closeOutput() {
+        outputClosed.withLock { closed in
+            guard !closed else { return }
+            closed = true
+            try? output.close()
+        }
     }
 
     private func write(_ message: Data) throws(ParleyError) {
         let framed = framing.frame(message)
-        do {
-            try writeLock.withLock { try output.write(contentsOf: framed) }
-        } catch {
-            throw ParleyError(.transport, "Writing to the JSON-RPC peer failed: \(error).", underlying: error)
+        try outputClosed.withLock { closed throws(ParleyError) in
+            guard !closed else { throw ParleyError(.transport, "The JSON-RPC channel is closed: it was closed.") }
+            try StreamIO.write(framed, to: output)
         }
     }
 }

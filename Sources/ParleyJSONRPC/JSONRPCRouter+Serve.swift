@@ -1,0 +1,69 @@
+public import Foundation
+public import Parley
+
+extension JSONRPCRouter {
+    /// Answers the JSON-RPC messages read from `input` on `output` until the input ends: a server over
+    /// standard input and output (`parley serve-stdio`, a language server, an MCP server), or over any pair of
+    /// byte streams.
+    ///
+    /// ```swift
+    /// try await router.serve(input: .standardInput, output: .standardOutput, framing: .newlineDelimited)
+    /// ```
+    ///
+    /// Messages are handled concurrently, each answer written as soon as its handler returns. When the input
+    /// ends, this waits until every answer has been written, then returns. Only this side speaks when spoken
+    /// to: a server that also calls its client or sends it notifications uses a ``JSONRPCStreamChannel`` with
+    /// this router instead.
+    ///
+    /// - Throws: ``ParleyError/Kind/transport`` when reading fails or an answer cannot be written (the reader
+    ///   went away); ``ParleyError/Kind/jsonRPCProtocol`` when the framing breaks (a header block without
+    ///   `Content-Length`, a message over `maxMessageSize`); ``ParleyError/Kind/cancelled`` when the task is
+    ///   cancelled. Each only after the answers already under way are written. A cancelled server stops
+    ///   answering at once, but its reading thread stays blocked until the input ends.
+    public func serve(
+        input: FileHandle,
+        output: FileHandle,
+        framing: JSONRPCFraming,
+        maxMessageSize: Int = 64 * 1024 * 1024
+    ) async throws(ParleyError) {
+        let (messages, continuation) = AsyncStream.makeStream(of: Data.self)
+        let readFailure = LockedState<ParleyError?>(nil)
+        let reader = Thread {
+            var parser = FrameParser(framing: framing, maxMessageSize: maxMessageSize)
+            defer { continuation.finish() }
+            while true {
+                guard let chunk = StreamIO.read(input) else {
+                    readFailure.withLock { $0 = ParleyError(.transport, "Reading the JSON-RPC input failed (errno \(errno)).") }
+                    return
+                }
+                if chunk.isEmpty { return }
+                let (messages, failure) = parser.feed(chunk)
+                for message in messages { continuation.yield(message) }
+                if let failure {
+                    readFailure.withLock { $0 = ParleyError(.jsonRPCProtocol, "The JSON-RPC peer sent \(failure).") }
+                    return
+                }
+            }
+        }
+        reader.name = "parley.jsonrpc.serve"
+        reader.start()
+
+        // Serialises the answers on `output`; holds the first write failure.
+        let writer = LockedState<ParleyError?>(nil)
+        await withTaskGroup(of: Void.self) { group in
+            for await message in messages {
+                group.addTask {
+                    guard let answer = await handle(message) else { return }
+                    let framed = framing.frame(answer)
+                    writer.withLock { failure in
+                        guard failure == nil else { return }
+                        do throws(ParleyError) { try StreamIO.write(framed, to: output) } catch { failure = error }
+                    }
+                }
+            }
+        }
+        if let failure = writer.withLock({ $0 }) { throw failure }
+        if let failure = readFailure.withLock({ $0 }) { throw failure }
+        if Task.isCancelled { throw ParleyError(.cancelled, "Serving JSON-RPC was cancelled.") }
+    }
+}

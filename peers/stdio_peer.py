@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""An independent JSON-RPC 2.0 peer over standard input and output, for Parley's stdio interop suite
+(Tests/ParleyTests/Peers/StdioPeerTests.swift), which starts it as a child process.
+
+Requests and notifications from the client are handled by the PyPI library `json-rpc`
+(https://github.com/pavlov99/json-rpc): its Dispatcher and JSONRPCResponseManager (parsing, batches,
+notifications, error objects). The peer's own requests and notifications to the client are built with the
+library's JSONRPC20Request. This file only frames messages and keeps track of the answers to its own requests.
+
+Usage: stdio_peer.py [--framing content-length|newline]
+    content-length (the default): "Content-Length: N\\r\\n\\r\\n" then N bytes, as language servers frame messages.
+    newline: one message per line, as MCP's stdio transport frames them.
+    The peer answers until its standard input ends, then exits 0. Nothing but messages goes to standard output.
+
+Methods: subtract, sum, get_data, echo, fail (as peers/jsonrpc_peer.py), notify_hello (recorded),
+received(marker), and for the stdio suite:
+    ask_back(n)   sends the client a notification `peer_note` ["asking", n] and a request `double` [n],
+                  waits for the client's answer, and returns {"asked": n, "answer": <the client's result>}
+                  (or {"asked": n, "error": <the client's error object>}).
+    hang()        sends the client a notification `hanging` [] once it has started, and answers (with an error)
+                  only when the peer's input ends: a call that stays pending.
+    exit_now(code) exits the process at once with `code`, answering nothing.
+"""
+
+import argparse
+import itertools
+import json
+import os
+import sys
+import threading
+
+from jsonrpc import Dispatcher, JSONRPCResponseManager
+from jsonrpc.exceptions import JSONRPCDispatchException
+from jsonrpc.jsonrpc2 import JSONRPC20Request
+
+dispatcher = Dispatcher()
+
+_received = []
+_received_lock = threading.Lock()
+# Set when the input ends: pending `hang` calls and unanswered `ask_back` requests give up.
+_input_ended = threading.Event()
+
+
+class Framed:
+    """Reads and writes framed messages on binary streams."""
+
+    def __init__(self, framing, reader, writer):
+        self.framing = framing
+        self.reader = reader
+        self.writer = writer
+        self.write_lock = threading.Lock()
+
+    def read(self):
+        """The next message as bytes, or None at the end of input."""
+        if self.framing == "newline":
+            while True:
+                line = self.reader.readline()
+                if not line:
+                    return None
+                if line.strip():
+                    return line.rstrip(b"\r\n")
+        length = None
+        while True:
+            line = self.reader.readline()
+            if not line:
+                return None
+            line = line.rstrip(b"\r\n")
+            if not line:
+                if length is None:
+                    raise ValueError("a header block without Content-Length")
+                break
+            name, _, value = line.partition(b":")
+            if name.strip().lower() == b"content-length":
+                length = int(value.strip())
+        body = self.reader.read(length)
+        return body if len(body) == length else None
+
+    def write(self, message):
+        data = message.encode("utf-8") if isinstance(message, str) else message
+        if self.framing == "newline":
+            framed = data + b"\n"
+        else:
+            framed = b"Content-Length: %d\r\n\r\n" % len(data) + data
+        with self.write_lock:
+            self.writer.write(framed)
+            self.writer.flush()
+
+
+class Outgoing:
+    """The peer's own requests to the client, waiting for their answers by id."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.ids = itertools.count(1)
+        self.lock = threading.Lock()
+        self.waiting = {}
+
+    def call(self, method, params, timeout=30):
+        request_id = "peer-%d" % next(self.ids)
+        done = threading.Event()
+        slot = {"event": done}
+        with self.lock:
+            self.waiting[request_id] = slot
+        self.stream.write(JSONRPC20Request(method=method, params=params, _id=request_id).json)
+        if not done.wait(timeout) or "answer" not in slot:
+            raise JSONRPCDispatchException(code=-32001, message="the client did not answer " + method)
+        return slot["answer"]
+
+    def notify(self, method, params):
+        self.stream.write(JSONRPC20Request(method=method, params=params, is_notification=True).json)
+
+    def deliver(self, answer):
+        """Hands an answer from the client to the request waiting for it; False when none waits."""
+        with self.lock:
+            slot = self.waiting.pop(answer.get("id"), None)
+        if slot is None:
+            return False
+        slot["answer"] = answer
+        slot["event"].set()
+        return True
+
+    def give_up(self):
+        with self.lock:
+            slots, self.waiting = list(self.waiting.values()), {}
+        for slot in slots:
+            slot["event"].set()
+
+
+outgoing = None  # set in main()
+
+
+@dispatcher.add_method
+def subtract(minuend, subtrahend):
+    return minuend - subtrahend
+
+
+dispatcher.add_method(lambda *numbers: sum(numbers), name="sum")
+
+
+@dispatcher.add_method
+def get_data():
+    return ["hello", 5]
+
+
+@dispatcher.add_method
+def echo(*args, **kwargs):
+    return kwargs if kwargs else list(args)
+
+
+@dispatcher.add_method
+def notify_hello(*args, **kwargs):
+    with _received_lock:
+        _received.append(["notify_hello", kwargs if kwargs else list(args)])
+
+
+@dispatcher.add_method
+def received(marker):
+    with _received_lock:
+        return [entry for entry in _received if isinstance(entry[1], list) and entry[1][:1] == [marker]]
+
+
+@dispatcher.add_method
+def fail():
+    raise JSONRPCDispatchException(code=-32010, message="Quota exceeded", data={"field": "amount"})
+
+
+@dispatcher.add_method
+def ask_back(number):
+    outgoing.notify("peer_note", ["asking", number])
+    answer = outgoing.call("double", [number])
+    if "error" in answer:
+        return {"asked": number, "error": answer["error"]}
+    return {"asked": number, "answer": answer.get("result")}
+
+
+@dispatcher.add_method
+def hang():
+    outgoing.notify("hanging", [])
+    _input_ended.wait()
+    raise JSONRPCDispatchException(code=-32002, message="the input ended")
+
+
+@dispatcher.add_method
+def exit_now(code):
+    os._exit(code)
+
+
+def is_answer(message):
+    """Whether `message` is a response (to one of the peer's own requests) rather than a request."""
+    return isinstance(message, dict) and "method" not in message and ("result" in message or "error" in message)
+
+
+def handle(stream, raw):
+    response = JSONRPCResponseManager.handle(raw, dispatcher)
+    if response is not None:
+        try:
+            stream.write(response.json)
+        except (BrokenPipeError, ValueError):
+            pass  # the client went away
+
+
+def main():
+    global outgoing
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--framing", choices=["content-length", "newline"], default="content-length")
+    arguments = parser.parse_args()
+
+    stream = Framed(arguments.framing, sys.stdin.buffer, sys.stdout.buffer)
+    outgoing = Outgoing(stream)
+    workers = []
+    while True:
+        raw = stream.read()
+        if raw is None:
+            break
+        try:
+            message = json.loads(raw)
+        except ValueError:
+            message = None
+        if is_answer(message) and outgoing.deliver(message):
+            continue
+        # Each request on its own thread: `ask_back` waits for an answer that this loop has to read.
+        worker = threading.Thread(target=handle, args=(stream, raw.decode("utf-8", "replace")))
+        worker.start()
+        workers.append(worker)
+    _input_ended.set()
+    outgoing.give_up()
+    for worker in workers:
+        worker.join()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
