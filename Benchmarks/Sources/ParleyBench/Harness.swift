@@ -1,8 +1,10 @@
 import Foundation
 
-/// One side of a comparison: a name and one request.
+/// One side of a comparison: a name and one request (or one burst of `calls` concurrent calls).
 struct Side: Sendable {
     let name: String
+    /// How many calls one `run` makes: throughput counts calls, latency is per `run`.
+    var calls = 1
     let run: @Sendable () async throws -> Void
 }
 
@@ -19,7 +21,8 @@ struct Figures {
     }
 }
 
-/// Runs `side` for `requests` requests with `concurrency` workers; returns requests/s and per-request latencies.
+/// Runs `side` for `requests` requests with `concurrency` workers; returns requests/s (calls/s for a side
+/// whose `run` is a burst of calls) and per-request latencies.
 func measure(_ side: Side, requests: Int, concurrency: Int) async throws -> (Double, [Duration]) {
     let clock = ContinuousClock()
     let perWorker = max(1, requests / concurrency)
@@ -43,7 +46,7 @@ func measure(_ side: Side, requests: Int, concurrency: Int) async throws -> (Dou
     }
     let elapsed = clock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    return (Double(latencies.count) / seconds, latencies)
+    return (Double(latencies.count * side.calls) / seconds, latencies)
 }
 
 /// A comparison: Parley against a baseline, alternating A B A B after a warm-up.

@@ -91,4 +91,6 @@ enum RawURLSession {
 enum BenchError: Error {
     case status(Int)
     case usage(String)
+    case mismatch(String)
+    case closed
 }

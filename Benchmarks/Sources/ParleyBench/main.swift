@@ -6,13 +6,14 @@ import FoundationNetworking
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyJSONRPC
+import ParleyJSONRPCWebSocket
 
-// Usage: ParleyBench --server http://127.0.0.1:PORT [--quick]
+// Usage: ParleyBench --server http://127.0.0.1:PORT [--rpc-ws ws://127.0.0.1:PORT/rpc/ws] [--quick]
 let arguments = CommandLine.arguments
 guard let serverIndex = arguments.firstIndex(of: "--server"), serverIndex + 1 < arguments.count,
     let baseURL = URL(string: arguments[serverIndex + 1])
 else {
-    FileHandle.standardError.write(Data("usage: ParleyBench --server http://127.0.0.1:PORT [--quick]\n".utf8))
+    FileHandle.standardError.write(Data("usage: ParleyBench --server http://127.0.0.1:PORT [--rpc-ws ws://127.0.0.1:PORT/rpc/ws] [--quick]\n".utf8))
     exit(2)
 }
 let quick = arguments.contains("--quick")
@@ -37,6 +38,32 @@ let benchRequest = HTTPRequest(method: .get, scheme: "http", authority: baseURL.
 let rpcClient = JSONRPCClient(http: parley, path: "/rpc")
 let rpcURL = baseURL.absoluteString + "/rpc"
 let parleyGet = Side(name: "Parley") { _ = try await parley.send(GetItem()) }
+// JSON-RPC over WebSocket: the demo server serves it on its own port (`--rpc-ws`, printed by `parley demo --serve`).
+// Each side opens its one connection here, once; the rounds measure calls on it, not connecting.
+let webSocketURL = arguments.firstIndex(of: "--rpc-ws").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+var webSocketChannel: JSONRPCWebSocketChannel?
+var rawWebSocket: RawWebSocketRPC?
+if let webSocketURL {
+    webSocketChannel = try await JSONRPCWebSocketChannel.connect(to: webSocketURL)
+    rawWebSocket = try await RawWebSocketRPC.connect(to: webSocketURL)
+}
+var webSocketComparisons: [Comparison] = []
+if let webSocketChannel, let rawWebSocket {
+    let rpc = JSONRPCClient(channel: webSocketChannel)
+    webSocketComparisons.append(
+        Comparison(
+            name: "rpc-ws1000-vs-wsclient",
+            parley: Side(name: "Parley JSONRPCWebSocketChannel, 1000 calls at once", calls: EchoBurst.size) {
+                try await EchoBurst.run { params in try await rpc.call(EchoCall(params: params)) }
+            },
+            baseline: Side(name: "WSClient by hand (ids → continuations, JSONDecoder)", calls: EchoBurst.size) {
+                try await EchoBurst.run { params in try await rawWebSocket.echo(params) }
+            },
+            // Bursts per round (each ~0.2 s on the reference machine): 3 quick, 4 full.
+            requests: 2 + scale, concurrency: 1
+        )
+    )
+}
 let comparisons: [Comparison] = [
     Comparison(
         name: "get-c1-vs-ahc", parley: parleyGet,
@@ -90,7 +117,7 @@ let comparisons: [Comparison] = [
         baseline: Side(name: "Parley") { _ = try await parley.send(GetItem()) },
         requests: 1_000 * scale, concurrency: 1
     ),
-]
+] + webSocketComparisons
 
 /// Variants of the raw AsyncHTTPClient GET, for `--profile` only: each adds one step of the transport seam.
 let rawGet = Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(httpClient, url: objectURL) }
@@ -136,9 +163,11 @@ if let profileIndex = arguments.firstIndex(of: "--profile"), profileIndex + 1 < 
     }
     let sideName = arguments.firstIndex(of: "--side").map { arguments[$0 + 1] } ?? "parley"
     let side = sideName == "baseline" ? comparison.baseline : comparison.parley
-    let count = arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) } ?? comparison.requests
+    // `--requests` counts calls: a side whose run is a burst of calls runs count / calls bursts.
+    let count = arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) }.map { max(1, $0 / side.calls) }
+        ?? comparison.requests
     let (throughput, _) = try await measure(side, requests: count, concurrency: comparison.concurrency)
-    print("profile \(name) \(side.name): \(Int(throughput)) req/s")
+    print("profile \(name) \(side.name): \(Int(throughput)) \(side.calls > 1 ? "calls" : "req")/s")
     try await shutDown()
     exit(0)
 }
@@ -157,10 +186,11 @@ if let abIndex = arguments.firstIndex(of: "--ab"), abIndex + 1 < arguments.count
         sides.append((spec, parts.count > 1 && parts[1] == "baseline" ? comparison.baseline : comparison.parley, comparison.concurrency))
     }
     var results = Array(repeating: [Double](), count: sides.count)
-    for (_, side, concurrency) in sides { _ = try await measure(side, requests: count / 4, concurrency: concurrency) }
+    // `--requests` counts calls: a side whose run is a burst of calls runs count / calls bursts.
+    for (_, side, concurrency) in sides { _ = try await measure(side, requests: max(1, count / 4 / side.calls), concurrency: concurrency) }
     for _ in 0..<abRounds {
         for (index, (_, side, concurrency)) in sides.enumerated() {
-            results[index].append(try await measure(side, requests: count, concurrency: concurrency).0)
+            results[index].append(try await measure(side, requests: max(1, count / side.calls), concurrency: concurrency).0)
         }
     }
     for (index, (spec, _, _)) in sides.enumerated() {
@@ -180,16 +210,24 @@ let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
 for comparison in comparisons where only == nil || comparison.name == only {
     let (a, b) = try await comparison.run(rounds: rounds)
     let ratio = a.medianThroughput / b.medianThroughput
+    // A side whose run is a burst of calls: throughput in calls/s, latency of the whole burst.
+    let calls = comparison.parley.calls
+    let rate = calls > 1 ? " calls/s" : ""
+    let per = calls > 1 ? " per \(calls)" : ""
     table.append(
-        "| \(comparison.name) (c\(comparison.concurrency)) | \(comparison.parley.name) | \(Int(a.medianThroughput)) | "
-            + "\(a.percentile(0.5).microseconds) | \(a.percentile(0.99).microseconds) | \(comparison.baseline.name) | "
-            + "\(Int(b.medianThroughput)) | \(b.percentile(0.5).microseconds) | \(b.percentile(0.99).microseconds) | "
+        "| \(comparison.name) (c\(comparison.concurrency * calls)) | \(comparison.parley.name) | \(Int(a.medianThroughput))\(rate) | "
+            + "\(a.percentile(0.5).microseconds)\(per) | \(a.percentile(0.99).microseconds)\(per) | \(comparison.baseline.name) | "
+            + "\(Int(b.medianThroughput))\(rate) | \(b.percentile(0.5).microseconds)\(per) | \(b.percentile(0.99).microseconds)\(per) | "
             + String(format: "%.3f", ratio) + " |"
     )
     if !comparison.name.hasPrefix("diagnostic-") {
         ratios.append("ratio \(comparison.name) " + String(format: "%.3f", ratio))
     }
     FileHandle.standardError.write(Data("done: \(comparison.name)\n".utf8))
+}
+if webSocketURL == nil, only == nil || only == "rpc-ws1000-vs-wsclient" {
+    table.append("| rpc-ws1000-vs-wsclient | — | | | | | | | | n/a (no --rpc-ws URL) |")
+    ratios.append("ratio rpc-ws1000-vs-wsclient n/a")
 }
 for pending in ["upload-1g-vs-curl", "download-1g-vs-curl"] {
     table.append("| \(pending) | — | | | | | | | | n/a (not built yet) |")
@@ -202,6 +240,8 @@ for line in ratios { print(line) }
 print("rss upload-1g n/a")
 print("rss download-1g n/a")
 func shutDown() async throws {
+    await webSocketChannel?.close()
+    await rawWebSocket?.close()
     try await httpClient.shutdown()
     session.finishTasksAndInvalidate()
 }
