@@ -44,9 +44,10 @@ enum DemoApplication {
         )
         // JSON-RPC over WebSocket on its own port: the upgrade pipeline answers bytes that are not HTTP
         // differently from the plain HTTP/1 server, whose behaviour the fault tests rely on.
+        let topics = TopicBoard()
         let webSocketApp = Application(
             router: Router(context: BasicRequestContext.self),
-            server: .http1WebSocketUpgrade { request, _, _ in RPCWebSocketRoute.shouldUpgrade(request) },
+            server: .http1WebSocketUpgrade { request, _, _ in RPCWebSocketRoute.shouldUpgrade(request, topics: topics) },
             configuration: .init(address: .hostname("127.0.0.1", port: 0), backlog: 256),
             onServerRunning: { channel in
                 report(nil, channel.localAddress?.port ?? 0)

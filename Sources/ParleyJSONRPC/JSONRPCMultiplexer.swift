@@ -32,6 +32,18 @@ package final class JSONRPCMultiplexer: Sendable {
         var idsOfWaiter: [Int: [JSONRPCID]] = [:]
         var nextWaiter = 0
         var closedReason: String?
+        var subscriptions: [Int: Subscription] = [:]
+        var nextSubscription = 0
+        /// Notifications that may belong to a subscription whose subscribe call has not been answered yet.
+        var held: [JSONRPCIncoming] = []
+    }
+
+    /// A subscription: its notifications go to `continuation`; `key` is the subscribe call's result, `nil`
+    /// while that call (or its repetition after a reconnect) is in flight.
+    private struct Subscription {
+        let matcher: JSONRPCSubscriptionMatcher
+        var key: JSONValue?
+        let continuation: AsyncThrowingStream<JSONRPCIncoming, any Error>.Continuation
     }
 
     package typealias Writer = @Sendable (Data) async throws(ParleyError) -> Void
@@ -60,6 +72,13 @@ package final class JSONRPCMultiplexer: Sendable {
         let waiter = try state.withLock { state throws(ParleyError) -> Int in
             if let reason = state.closedReason {
                 throw ParleyError(.transport, "The JSON-RPC channel is closed: \(reason).")
+            }
+            if let busy = ids.first(where: { state.waiterByID[$0] != nil }) {
+                throw ParleyError(
+                    .invalidRequest,
+                    "A JSON-RPC call with the id \(busy) is already waiting for its answer on this channel, so the answer "
+                        + "could not be told apart. Use one id generator per channel (clients sharing a channel should share it)."
+                )
             }
             state.nextWaiter += 1
             state.waiters[state.nextWaiter] = .waiting(nil)
@@ -100,11 +119,29 @@ package final class JSONRPCMultiplexer: Sendable {
         }
     }
 
-    /// Fails every pending call with `reason` and ends ``incoming``; later calls fail at once.
+    /// Fails every pending call with `reason` and ends ``incoming`` and every subscription; later calls fail
+    /// at once.
     package func close(reason: String) {
-        let failure = ParleyError(.transport, "The JSON-RPC channel closed while a call waited for its answer: \(reason).")
-        let pending = state.withLock { state -> [CheckedContinuation<JSONRPCReply, any Error>] in
+        let (subscriptions, held) = state.withLock { state in
             if state.closedReason == nil { state.closedReason = reason }
+            defer {
+                state.subscriptions = [:]
+                state.held = []
+            }
+            return (state.subscriptions.values.map(\.continuation), state.held)
+        }
+        failPending(reason: reason)
+        for notification in held { incomingContinuation.yield(notification) }
+        let failure = ParleyError(.transport, "The JSON-RPC channel closed: \(reason).")
+        for continuation in subscriptions { continuation.finish(throwing: failure) }
+        incomingContinuation.finish()
+    }
+
+    /// Fails every pending call with `reason` (the connection they were sent on ended) and leaves the
+    /// multiplexer open for calls on a new connection.
+    package func failPending(reason: String) {
+        let failure = ParleyError(.transport, "The JSON-RPC connection closed while a call waited for its answer: \(reason).")
+        let pending = state.withLock { state -> [CheckedContinuation<JSONRPCReply, any Error>] in
             var continuations: [CheckedContinuation<JSONRPCReply, any Error>] = []
             for (key, waiter) in state.waiters {
                 switch waiter {
@@ -122,7 +159,6 @@ package final class JSONRPCMultiplexer: Sendable {
             return continuations
         }
         for continuation in pending { continuation.resume(throwing: failure) }
-        incomingContinuation.finish()
     }
 
     private func remove(_ waiter: Int, ids: [JSONRPCID]) -> Waiter? {
@@ -148,7 +184,7 @@ package final class JSONRPCMultiplexer: Sendable {
             return
         }
         if case .object(let members) = value, case .string(let method)? = members["method"], members["id"] == nil {
-            incomingContinuation.yield(JSONRPCIncoming(method: method, params: members["params"], id: nil))
+            notify(JSONRPCIncoming(method: method, params: members["params"], id: nil))
             return
         }
         let router = self.router ?? JSONRPCRouter()
@@ -186,5 +222,117 @@ package final class JSONRPCMultiplexer: Sendable {
             return nil
         }
         continuation?.resume(returning: reply)
+    }
+
+    // MARK: Subscriptions
+
+    /// Registers a subscription before its subscribe call is sent, so notifications that overtake the call's
+    /// answer are held for it. `onEnd` runs once the subscription ended, with its id and last key.
+    package func addSubscription(
+        _ matcher: JSONRPCSubscriptionMatcher,
+        onEnd: @escaping @Sendable (_ id: Int, _ key: JSONValue?) -> Void
+    ) throws(ParleyError) -> (id: Int, stream: AsyncThrowingStream<JSONRPCIncoming, any Error>) {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: JSONRPCIncoming.self)
+        let id = try state.withLock { state throws(ParleyError) -> Int in
+            if let reason = state.closedReason {
+                throw ParleyError(.transport, "The JSON-RPC channel is closed: \(reason).")
+            }
+            state.nextSubscription += 1
+            state.subscriptions[state.nextSubscription] = Subscription(matcher: matcher, key: nil, continuation: continuation)
+            return state.nextSubscription
+        }
+        continuation.onTermination = { [weak self] _ in
+            guard let self else { return }
+            let key = self.state.withLock { $0.subscriptions.removeValue(forKey: id)?.key }
+            self.releaseHeld()
+            onEnd(id, key)
+        }
+        return (id, stream)
+    }
+
+    /// Marks every subscription as being subscribed again (after a reconnect); returns their ids.
+    package func unbindSubscriptions() -> [Int] {
+        state.withLock { state in
+            for id in state.subscriptions.keys { state.subscriptions[id]?.key = nil }
+            return state.subscriptions.keys.sorted()
+        }
+    }
+
+    /// The subscribe call of subscription `id` answered `key`: its notifications (held ones first) go to it.
+    package func bindSubscription(_ id: Int, key: JSONValue) {
+        state.withLock { $0.subscriptions[id]?.key = key }
+        releaseHeld()
+    }
+
+    /// Ends subscription `id` (its consumer cancelled it) without calling its `onEnd`; returns its last key.
+    package func removeSubscription(_ id: Int) -> JSONValue? {
+        let removed = state.withLock { $0.subscriptions.removeValue(forKey: id) }
+        removed?.continuation.finish()
+        releaseHeld()
+        return removed?.key
+    }
+
+    /// Ends subscription `id` with `error` (its subscribe call failed).
+    package func failSubscription(_ id: Int, with error: ParleyError) {
+        let continuation = state.withLock { $0.subscriptions.removeValue(forKey: id)?.continuation }
+        continuation?.finish(throwing: error)
+        releaseHeld()
+    }
+
+    /// A notification: to the subscription it belongs to, held while a subscription of its method awaits its
+    /// key, or to ``incoming``.
+    private func notify(_ notification: JSONRPCIncoming) {
+        enum Route {
+            case subscription(AsyncThrowingStream<JSONRPCIncoming, any Error>.Continuation)
+            case held
+            case incoming
+        }
+        let route = state.withLock { state -> Route in
+            guard !state.subscriptions.isEmpty else { return .incoming }
+            if let subscription = Self.owner(of: notification, in: state) { return .subscription(subscription.continuation) }
+            if Self.mayBelongToPending(notification, in: state) {
+                state.held.append(notification)
+                return .held
+            }
+            return .incoming
+        }
+        switch route {
+        case .subscription(let continuation): continuation.yield(notification)
+        case .held: break
+        case .incoming: incomingContinuation.yield(notification)
+        }
+    }
+
+    /// Delivers held notifications whose subscription is now known; keeps those that may still belong to a
+    /// pending one; sends the rest to ``incoming``.
+    private func releaseHeld() {
+        let (routed, unowned) = state.withLock { state in
+            var routed: [(AsyncThrowingStream<JSONRPCIncoming, any Error>.Continuation, JSONRPCIncoming)] = []
+            var unowned: [JSONRPCIncoming] = []
+            var kept: [JSONRPCIncoming] = []
+            for notification in state.held {
+                if let subscription = Self.owner(of: notification, in: state) {
+                    routed.append((subscription.continuation, notification))
+                } else if Self.mayBelongToPending(notification, in: state) {
+                    kept.append(notification)
+                } else {
+                    unowned.append(notification)
+                }
+            }
+            state.held = kept
+            return (routed, unowned)
+        }
+        for (continuation, notification) in routed { continuation.yield(notification) }
+        for notification in unowned { incomingContinuation.yield(notification) }
+    }
+
+    private static func owner(of notification: JSONRPCIncoming, in state: State) -> Subscription? {
+        state.subscriptions.values.first { subscription in
+            subscription.key.map { subscription.matcher.matches(notification, subscription: $0) } ?? false
+        }
+    }
+
+    private static func mayBelongToPending(_ notification: JSONRPCIncoming, in state: State) -> Bool {
+        state.subscriptions.values.contains { $0.key == nil && $0.matcher.method == notification.method }
     }
 }

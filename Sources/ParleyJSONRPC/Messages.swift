@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Parley
+public import Parley
 
 /// The member names of request and response objects.
 @usableFromInline
@@ -31,9 +31,11 @@ struct RequestEnvelope<Method: JSONRPCMethod>: Encodable, Sendable {
         try container.encode(method.methodName, forKey: .method)
         // No `params` member at all for methods without parameters (type comparisons, no dynamic casts).
         if Method.Params.self == JSONRPCNoParams.self {
-        } else if Method.self == DynamicMethod.self, let dynamic = method as? DynamicMethod {
-            switch dynamic.dynamicParams {
-            case nil, .array?, .object?: try container.encodeIfPresent(dynamic.dynamicParams, forKey: .params)
+        } else if Method.Params.self == JSONValue?.self, let dynamic = method.params as? JSONValue? {
+            // Dynamic parameters (DynamicMethod, or any method whose Params is `JSONValue?`): nil leaves
+            // `params` out, a scalar is refused.
+            switch dynamic {
+            case nil, .array?, .object?: try container.encodeIfPresent(dynamic, forKey: .params)
             case let scalar?:
                 throw EncodingError.invalidValue(
                     scalar,

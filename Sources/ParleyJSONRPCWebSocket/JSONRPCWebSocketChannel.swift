@@ -13,70 +13,112 @@ import WSClient
 /// JSON-RPC over one WebSocket connection (text messages), with hummingbird-project's `WSClient`.
 ///
 /// One connection multiplexes any number of concurrent calls, routed by id. The server's notifications
-/// (subscription updates in the style of `eth_subscribe`) arrive on ``incoming``; its requests are answered
-/// by `router`. When the connection drops, every pending call fails at once with
-/// ``ParleyError/Kind/transport`` and ``incoming`` ends.
+/// arrive on ``incoming``, or on a ``JSONRPCSubscription`` made with ``subscribe(_:notifications:unsubscribe:)``;
+/// its requests are answered by `router`. When the connection drops, every pending call fails at once with
+/// ``ParleyError/Kind/transport``.
+///
+/// Without a reconnect policy the channel then closes: later calls fail, ``incoming`` and every subscription
+/// end. With one (``JSONRPCReconnectPolicy``), the channel connects again with backoff, calls made meanwhile
+/// wait for the new connection, the subscriptions are issued again and their sequences continue; it closes
+/// only when the policy gives up. ``events`` tells what the connection is doing.
 ///
 /// ```swift
-/// let channel = try await JSONRPCWebSocketChannel.connect(to: "ws://127.0.0.1:8080/rpc/ws")
+/// let channel = try await JSONRPCWebSocketChannel.connect(to: "ws://127.0.0.1:8080/rpc/ws", reconnect: .default)
 /// let rpc = JSONRPCClient(channel: channel)
 /// let sum = try await rpc.call(Sum(params: [1, 2]))
-/// for await notification in channel.incoming { … }
+/// let heads = try await channel.subscribe(
+///     DynamicMethod("eth_subscribe", params: ["newHeads"]),
+///     notifications: .parameter("subscription", of: "eth_subscription"),
+///     unsubscribe: "eth_unsubscribe"
+/// )
+/// for try await head in heads { … }           // continues across reconnects
 /// ```
 public final class JSONRPCWebSocketChannel: JSONRPCChannel {
-    private let multiplexer: JSONRPCMultiplexer
-    private let writer = LockedWriter()
+    /// What the connection is doing, for logs and dashboards.
+    public enum Event: Sendable, Equatable {
+        /// A connection opened; `1` for the first, counting up on every reconnect.
+        case connected(generation: Int)
+        /// The connection ended; pending calls failed with `reason`.
+        case disconnected(reason: String)
+        /// Connecting again after `delay` (attempt counts failures in a row, from 1).
+        case reconnecting(attempt: Int, delay: Duration)
+        /// The active subscriptions were issued again on connection `generation`; `failed` were refused.
+        case resubscribed(generation: Int, count: Int, failed: Int)
+        /// The channel closed for good.
+        case closed(reason: String)
+    }
 
-    /// The server's notifications, in arrival order.
+    private enum Connection {
+        case connecting(waiters: [Int: CheckedContinuation<WebSocketOutboundWriter, any Error>])
+        case open(WebSocketOutboundWriter)
+        case closed(reason: String)
+    }
+
+    private struct State {
+        var connection = Connection.connecting(waiters: [:])
+        var nextWaiter = 0
+        /// Connections opened so far.
+        var generation = 0
+        var closedByUser = false
+        var task: Task<Void, Never>?
+        /// How to issue each active subscription again, by the multiplexer's subscription id.
+        var subscribeCalls: [Int: @Sendable () async throws(ParleyError) -> JSONValue] = [:]
+    }
+
+    private let url: String
+    private let configuration: WebSocketClientConfiguration
+    private let maxMessageSize: Int
+    private let reconnect: JSONRPCReconnectPolicy?
+    private let multiplexer: JSONRPCMultiplexer
+    private let state = LockedState(State())
+    private let logger = Logger(label: "parley.jsonrpc.websocket")
+    private let eventsContinuation: AsyncStream<Event>.Continuation
+
+    /// The server's notifications that belong to no subscription, in arrival order; continues across
+    /// reconnects and ends when the channel closes.
     public var incoming: AsyncStream<JSONRPCIncoming> { multiplexer.incoming }
 
-    private init(router: JSONRPCRouter?) {
+    /// What the connection does (the newest 256 events are kept for a slow reader).
+    public let events: AsyncStream<Event>
+
+    private init(url: String, configuration: WebSocketClientConfiguration, maxMessageSize: Int, reconnect: JSONRPCReconnectPolicy?, router: JSONRPCRouter?) {
+        self.url = url
+        self.configuration = configuration
+        self.maxMessageSize = maxMessageSize
+        self.reconnect = reconnect
         multiplexer = JSONRPCMultiplexer(router: router)
+        (events, eventsContinuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(256))
     }
 
     /// Connects to `url` (`ws://…`) and returns once the WebSocket is open.
     ///
     /// - Parameters:
     ///   - router: Answers the server's requests.
+    ///   - headers: Extra header fields for the upgrade request (such as `Authorization`).
+    ///   - reconnect: How to connect again after a drop; `nil` (the default) closes the channel instead.
     ///   - maxMessageSize: The largest message accepted from the server (default 16 MiB).
-    /// - Throws: ``ParleyError/Kind/transport`` when the connection or the upgrade fails.
+    /// - Throws: ``ParleyError/Kind/transport`` when the first connection or its upgrade fails (it is not
+    ///   retried: a wrong URL should fail at once); ``ParleyError/Kind/invalidRequest`` for an illegal header.
     public static func connect(
         to url: String,
         router: JSONRPCRouter? = nil,
+        headers: Headers = [:],
+        reconnect: JSONRPCReconnectPolicy? = nil,
         maxMessageSize: Int = 16 * 1024 * 1024
     ) async throws(ParleyError) -> JSONRPCWebSocketChannel {
-        let channel = JSONRPCWebSocketChannel(router: router)
-        let (opened, openedContinuation) = AsyncStream.makeStream(of: Result<Void, ParleyError>.self)
         var configuration = WebSocketClientConfiguration()
         configuration.maxFrameSize = maxMessageSize
-        let logger = Logger(label: "parley.jsonrpc.websocket")
-        Task {
-            do {
-                try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
-                    channel.writer.set(outbound)
-                    openedContinuation.yield(.success(()))
-                    openedContinuation.finish()
-                    do {
-                        for try await message in inbound.messages(maxSize: maxMessageSize) {
-                            let data: Data =
-                                switch message {
-                                case .text(let text): Data(text.utf8)
-                                case .binary(let buffer): Data(buffer.readableBytesView)
-                                }
-                            channel.multiplexer.dispatch(data) { data throws(ParleyError) in try await channel.send(data) }
-                        }
-                        channel.finish(reason: "the server closed the WebSocket")
-                    } catch {
-                        channel.finish(reason: "the WebSocket failed: \(error)")
-                    }
-                }
-                channel.finish(reason: "the WebSocket closed")
-            } catch {
-                openedContinuation.yield(.failure(ParleyError(.transport, "The WebSocket to \(url) could not be opened: \(error).", underlying: error)))
-                openedContinuation.finish()
-                channel.finish(reason: "the WebSocket failed: \(error)")
-            }
-        }
+        configuration.additionalHeaders = try headers.httpFields()
+        let channel = JSONRPCWebSocketChannel(
+            url: url,
+            configuration: configuration,
+            maxMessageSize: maxMessageSize,
+            reconnect: reconnect,
+            router: router
+        )
+        let (opened, openedContinuation) = AsyncStream.makeStream(of: Result<Void, ParleyError>.self)
+        let task = Task { await channel.run(reportingFirstConnection: openedContinuation) }
+        channel.state.withLock { $0.task = task }
         for await result in opened {
             try result.get()
             return channel
@@ -84,25 +126,264 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
         throw ParleyError(.transport, "The WebSocket to \(url) closed before it opened.")
     }
 
-    /// Sends a message; waits for the answer to `ids` when there are any.
+    /// Sends a message; waits for the answer to `ids` when there are any. While the channel reconnects, the
+    /// message waits for the new connection.
     public func exchange(_ message: Data, ids: [JSONRPCID]) async throws(ParleyError) -> JSONRPCReply? {
-        try await multiplexer.exchange(message, ids: ids) { data throws(ParleyError) in try await self.send(data) }
-    }
-
-    /// Closes the WebSocket (normal closure); pending calls fail with ``ParleyError/Kind/transport``.
-    public func close() async {
-        finish(reason: "it was closed")
-        try? await writer.get()?.close(.normalClosure, reason: nil)
-    }
-
-    private func finish(reason: String) {
-        multiplexer.close(reason: reason)
-    }
-
-    private func send(_ data: Data) async throws(ParleyError) {
-        guard let outbound = writer.get() else {
-            throw ParleyError(.transport, "The WebSocket is not open.")
+        let writer = try await openWriter()
+        return try await multiplexer.exchange(message, ids: ids) { data throws(ParleyError) in
+            try await Self.write(data, to: writer)
         }
+    }
+
+    /// Subscribes with `method` (such as `eth_subscribe`): the notifications that `matcher` assigns to the
+    /// subscription arrive on the returned sequence, not on ``incoming``.
+    ///
+    /// With a reconnect policy the subscribe call is issued again on every new connection and the sequence
+    /// continues; its new result becomes the subscription's key. When the consumer stops iterating, the
+    /// `unsubscribe` method (if given) is called with the key as its one positional parameter.
+    ///
+    /// - Throws: The subscribe call's failure (a ``ParleyError/Kind/jsonRPCError`` when the server refused).
+    public func subscribe<Method: JSONRPCMethod>(
+        _ method: Method,
+        notifications matcher: JSONRPCSubscriptionMatcher,
+        unsubscribe: String? = nil
+    ) async throws(ParleyError) -> JSONRPCSubscription {
+        // UUID ids: the channel's own calls can never collide with the ids of the user's clients.
+        let rpc = JSONRPCClient(channel: self, ids: UUIDIDs())
+        let call = ResultAsJSON(base: method)
+        let subscribeCall: @Sendable () async throws(ParleyError) -> JSONValue = { () throws(ParleyError) in try await rpc.call(call) }
+        let (id, stream) = try multiplexer.addSubscription(matcher) { [weak self] id, key in
+            // The consumer stopped iterating, or the subscription failed or closed.
+            guard let self else { return }
+            _ = self.state.withLock { $0.subscribeCalls.removeValue(forKey: id) }
+            guard let unsubscribe, let key, self.isOpen else { return }
+            Task { _ = try? await rpc.call(DynamicMethod(unsubscribe, params: .array([key]))) }
+        }
+        state.withLock { $0.subscribeCalls[id] = subscribeCall }
+        do throws(ParleyError) {
+            multiplexer.bindSubscription(id, key: try await subscribeCall())
+        } catch {
+            multiplexer.failSubscription(id, with: error)
+            _ = state.withLock { $0.subscribeCalls.removeValue(forKey: id) }
+            throw error
+        }
+        return JSONRPCSubscription(stream: stream) { [weak self] in
+            guard let self else { return }
+            _ = self.state.withLock { $0.subscribeCalls.removeValue(forKey: id) }
+            guard let key = self.multiplexer.removeSubscription(id), let unsubscribe, self.isOpen else { return }
+            _ = try? await rpc.call(DynamicMethod(unsubscribe, params: .array([key])))
+        }
+    }
+
+    /// Closes the WebSocket (normal closure) and stops reconnecting; pending calls fail with
+    /// ``ParleyError/Kind/transport``, ``incoming`` and every subscription end.
+    public func close() async {
+        let (writer, task) = state.withLock { state -> (WebSocketOutboundWriter?, Task<Void, Never>?) in
+            state.closedByUser = true
+            if case .open(let writer) = state.connection { return (writer, state.task) }
+            return (nil, state.task)
+        }
+        finish(reason: "it was closed")
+        if let writer {
+            try? await writer.close(.normalClosure, reason: nil)
+        } else {
+            task?.cancel()
+        }
+        await task?.value
+    }
+
+    // MARK: The connection
+
+    private var isOpen: Bool {
+        state.withLock { if case .open = $0.connection { true } else { false } }
+    }
+
+    /// Connects, reads until the connection ends, and (with a policy) connects again, until closed.
+    private func run(reportingFirstConnection opened: AsyncStream<Result<Void, ParleyError>>.Continuation) async {
+        var failuresInARow = 0
+        while true {
+            let connectedAt = state.withLock { $0.generation }
+            var failure: (any Error)?
+            do {
+                try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                    let current = self.state.withLock { state in
+                        state.generation += 1
+                        return state.generation
+                    }
+                    self.opened(outbound, generation: current)
+                    if current == 1 {
+                        opened.yield(.success(()))
+                        opened.finish()
+                    } else {
+                        self.resubscribe(generation: current)
+                    }
+                    for try await message in inbound.messages(maxSize: self.maxMessageSize) {
+                        let data: Data =
+                            switch message {
+                            case .text(let text): Data(text.utf8)
+                            case .binary(let buffer): Data(buffer.readableBytesView)
+                            }
+                        self.multiplexer.dispatch(data) { data throws(ParleyError) in try await Self.write(data, to: outbound) }
+                    }
+                }
+            } catch {
+                failure = error
+            }
+            let generation = state.withLock { $0.generation }
+            let wasConnected = generation > connectedAt
+            if generation == 0 {
+                let error = ParleyError(
+                    .transport,
+                    "The WebSocket to \(url) could not be opened: \(failure.map { "\($0)" } ?? "it closed during the upgrade").",
+                    underlying: failure
+                )
+                opened.yield(.failure(error))
+                opened.finish()
+                finish(reason: "the WebSocket could not be opened")
+                return
+            }
+            let reason =
+                if let failure { wasConnected ? "the WebSocket failed: \(failure)" : "reconnecting failed: \(failure)" } else {
+                    "the server closed the WebSocket"
+                }
+            if wasConnected {
+                failuresInARow = 0
+                disconnected(reason: reason)
+            }
+            guard let policy = reconnect, !state.withLock({ $0.closedByUser }) else {
+                finish(reason: reason)
+                return
+            }
+            failuresInARow += 1
+            if let maxAttempts = policy.maxAttempts, failuresInARow > maxAttempts {
+                finish(reason: "\(reason); gave up after \(maxAttempts) reconnect attempt\(maxAttempts == 1 ? "" : "s")")
+                return
+            }
+            let delay = policy.delay(beforeAttempt: failuresInARow)
+            eventsContinuation.yield(.reconnecting(attempt: failuresInARow, delay: delay))
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                finish(reason: "it was closed while reconnecting")
+                return
+            }
+        }
+    }
+
+    /// A connection opened: waiting messages go out on it.
+    private func opened(_ writer: WebSocketOutboundWriter, generation: Int) {
+        // Subscriptions wait for their new key before the first message of this connection is read.
+        if generation > 1 { _ = multiplexer.unbindSubscriptions() }
+        let waiters = state.withLock { state -> [CheckedContinuation<WebSocketOutboundWriter, any Error>] in
+            guard case .connecting(let waiters) = state.connection else { return [] }
+            state.connection = .open(writer)
+            return Array(waiters.values)
+        }
+        for waiter in waiters { waiter.resume(returning: writer) }
+        eventsContinuation.yield(.connected(generation: generation))
+    }
+
+    /// The connection ended and another will be tried: pending calls fail, new ones wait.
+    private func disconnected(reason: String) {
+        state.withLock { state in
+            if case .open = state.connection { state.connection = .connecting(waiters: [:]) }
+        }
+        multiplexer.failPending(reason: reason)
+        eventsContinuation.yield(.disconnected(reason: reason))
+    }
+
+    /// Closes for good: waiting and pending calls fail, streams end.
+    private func finish(reason: String) {
+        let waiters = state.withLock { state -> [CheckedContinuation<WebSocketOutboundWriter, any Error>] in
+            defer { if case .closed = state.connection {} else { state.connection = .closed(reason: reason) } }
+            if case .connecting(let waiters) = state.connection { return Array(waiters.values) }
+            return []
+        }
+        let failure = ParleyError(.transport, "The JSON-RPC WebSocket to \(url) is closed: \(reason).")
+        for waiter in waiters { waiter.resume(throwing: failure) }
+        multiplexer.close(reason: reason)
+        eventsContinuation.yield(.closed(reason: reason))
+        eventsContinuation.finish()
+    }
+
+    /// Issues every active subscription again on a new connection.
+    private func resubscribe(generation: Int) {
+        let calls = state.withLock { $0.subscribeCalls }
+        guard !calls.isEmpty else { return }
+        Task {
+            var failed = 0
+            for (id, call) in calls.sorted(by: { $0.key < $1.key }) {
+                do throws(ParleyError) {
+                    multiplexer.bindSubscription(id, key: try await call())
+                } catch where error.kind == .transport {
+                    // The new connection dropped too: the next one issues it again.
+                    failed += 1
+                } catch {
+                    failed += 1
+                    multiplexer.failSubscription(id, with: error)
+                    _ = state.withLock { $0.subscribeCalls.removeValue(forKey: id) }
+                }
+            }
+            eventsContinuation.yield(.resubscribed(generation: generation, count: calls.count - failed, failed: failed))
+        }
+    }
+
+    /// The open connection's writer, waiting for a reconnect in progress.
+    private func openWriter() async throws(ParleyError) -> WebSocketOutboundWriter {
+        enum Now {
+            case ready(WebSocketOutboundWriter)
+            case closed(String)
+            case wait
+        }
+        switch state.withLock({ state -> Now in
+            switch state.connection {
+            case .open(let writer): .ready(writer)
+            case .closed(let reason): .closed(reason)
+            case .connecting: .wait
+            }
+        }) {
+        case .ready(let writer): return writer
+        case .closed(let reason): throw ParleyError(.transport, "The JSON-RPC WebSocket to \(url) is closed: \(reason).")
+        case .wait: break
+        }
+        let waiter = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<WebSocketOutboundWriter, any Error>) in
+                    let now = state.withLock { state -> Result<WebSocketOutboundWriter, ParleyError>? in
+                        switch state.connection {
+                        case .open(let writer):
+                            return .success(writer)
+                        case .closed(let reason):
+                            return .failure(ParleyError(.transport, "The JSON-RPC WebSocket to \(url) is closed: \(reason)."))
+                        case .connecting(var waiters):
+                            if Task.isCancelled { return .failure(ParleyError(.cancelled, "The JSON-RPC call was cancelled while the WebSocket reconnected.")) }
+                            waiters[waiter] = continuation
+                            state.connection = .connecting(waiters: waiters)
+                            return nil
+                        }
+                    }
+                    if let now { continuation.resume(with: now.mapError { $0 as any Error }) }
+                }
+            } onCancel: {
+                let continuation = state.withLock { state -> CheckedContinuation<WebSocketOutboundWriter, any Error>? in
+                    guard case .connecting(var waiters) = state.connection, let continuation = waiters.removeValue(forKey: waiter) else {
+                        return nil
+                    }
+                    state.connection = .connecting(waiters: waiters)
+                    return continuation
+                }
+                continuation?.resume(throwing: ParleyError(.cancelled, "The JSON-RPC call was cancelled while the WebSocket reconnected."))
+            }
+        } catch {
+            throw ParleyError.wrapping(error, as: .transport, "Waiting for the WebSocket to reconnect failed: \(error)")
+        }
+    }
+
+    private static func write(_ data: Data, to outbound: WebSocketOutboundWriter) async throws(ParleyError) {
         do {
             try await outbound.write(.text(String(decoding: data, as: UTF8.self)))
         } catch {
@@ -111,9 +392,12 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     }
 }
 
-/// The connection's outbound writer, once open.
-private final class LockedWriter: Sendable {
-    private let state = LockedState<WebSocketOutboundWriter?>(nil)
-    func set(_ writer: WebSocketOutboundWriter) { state.withLock { $0 = writer } }
-    func get() -> WebSocketOutboundWriter? { state.withLock { $0 } }
+/// A method whose result is read as JSON, whatever its declared type: a subscription's key.
+private struct ResultAsJSON<Base: JSONRPCMethod>: JSONRPCMethod {
+    typealias Result = JSONValue
+    typealias Params = Base.Params
+    static var name: String { Base.name }
+    let base: Base
+    var methodName: String { base.methodName }
+    var params: Base.Params { base.params }
 }

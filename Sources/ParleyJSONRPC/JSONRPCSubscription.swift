@@ -1,0 +1,164 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import Parley
+
+/// Which of the peer's notifications belong to a subscription, given what the subscribe call answered.
+///
+/// ```swift
+/// // eth_subscribe: {"method": "eth_subscription", "params": {"subscription": "0x9c…", "result": {…}}}
+/// .parameter("subscription", of: "eth_subscription")
+/// // every notification of one method, whatever its parameters
+/// .method("tick")
+/// ```
+public struct JSONRPCSubscriptionMatcher: Sendable {
+    /// The notification method this subscription receives.
+    public let method: String
+    private let belongs: @Sendable (_ notification: JSONRPCIncoming, _ subscription: JSONValue) -> Bool
+
+    /// Notifications of `method` for which `belongs` says yes; `subscription` is the subscribe call's result.
+    public init(method: String, belongs: @escaping @Sendable (_ notification: JSONRPCIncoming, _ subscription: JSONValue) -> Bool) {
+        self.method = method
+        self.belongs = belongs
+    }
+
+    /// Every notification of `method`.
+    public static func method(_ method: String) -> Self {
+        Self(method: method) { _, _ in true }
+    }
+
+    /// Notifications of `method` whose named parameter `name` equals the subscribe call's result (the
+    /// subscription id), as in `eth_subscribe` (`.parameter("subscription", of: "eth_subscription")`).
+    public static func parameter(_ name: String, of method: String) -> Self {
+        Self(method: method) { notification, subscription in notification.params?[name] == subscription }
+    }
+
+    func matches(_ notification: JSONRPCIncoming, subscription: JSONValue) -> Bool {
+        notification.method == method && belongs(notification, subscription)
+    }
+}
+
+/// A subscription's notifications, in arrival order, as an `AsyncSequence`.
+///
+/// On a channel that reconnects (``JSONRPCReconnectPolicy``), the sequence continues across a drop: the
+/// subscribe call is issued again on the new connection and its notifications arrive here. It ends when the
+/// consumer stops iterating (then the channel sends the unsubscribe call, if one was given), and throws
+/// ``ParleyError/Kind/transport`` when the channel closes for good, or the peer's error when subscribing
+/// again is refused. ``cancel()`` ends it and waits for the unsubscribe call.
+public struct JSONRPCSubscription: AsyncSequence, Sendable {
+    public typealias Element = JSONRPCIncoming
+    public typealias Failure = ParleyError
+
+    let stream: AsyncThrowingStream<JSONRPCIncoming, any Error>
+    let end: @Sendable () async -> Void
+
+    package init(stream: AsyncThrowingStream<JSONRPCIncoming, any Error>, end: @escaping @Sendable () async -> Void) {
+        self.stream = stream
+        self.end = end
+    }
+
+    /// Ends the subscription: the sequence finishes, and the unsubscribe call (if the channel was given one)
+    /// has been answered when this returns. Stopping the iteration also ends it, without waiting.
+    public func cancel() async {
+        await end()
+    }
+
+    /// Iterates the notifications.
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: stream.makeAsyncIterator())
+    }
+
+    /// Iterates the notifications.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncThrowingStream<JSONRPCIncoming, any Error>.AsyncIterator
+
+        /// The next notification; `nil` once the subscription ended.
+        public mutating func next() async throws(ParleyError) -> JSONRPCIncoming? {
+            try await next(isolation: nil)
+        }
+
+        /// The next notification; `nil` once the subscription ended.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(ParleyError) -> JSONRPCIncoming? {
+            do {
+                return try await base.next(isolation: actor)
+            } catch {
+                throw ParleyError.wrapping(error, as: .transport, "The JSON-RPC subscription failed: \(error)")
+            }
+        }
+    }
+}
+
+extension JSONRPCIncoming {
+    /// Decodes the parameters (or the member `key` of named parameters, such as `"result"` in an
+    /// `eth_subscription` notification) as `T`.
+    ///
+    /// - Throws: ``ParleyError/Kind/decoding`` naming the coding path when they do not decode as `T`.
+    public func decodeParams<T: Decodable>(as type: T.Type = T.self, at key: String? = nil, decoder: JSONDecoder = JSONDecoder()) throws(ParleyError) -> T {
+        let value: JSONValue? = if let key { params?[key] } else { params }
+        do {
+            return try decoder.decode(T.self, from: JSONEncoder().encode(value ?? .null))
+        } catch {
+            let place = key.map { "params.\($0)" } ?? "params"
+            let detail = (error as? DecodingError).map { explanation in
+                let path = explanation.explanation.path
+                return "\(path.isEmpty ? place : place + "." + path): \(explanation.explanation.message)"
+            } ?? "\(error)"
+            throw ParleyError(.decoding, "The notification \(method) could not be decoded as \(T.self): \(detail).", underlying: error)
+        }
+    }
+}
+
+/// How a connection that dropped is re-established: exponential backoff with full jitter, up to a number of
+/// attempts in a row.
+///
+/// Attempt `n` (from 1) waits a random time between zero and `min(maxDelay, initialDelay × multiplier^(n-1))`
+/// before connecting (full jitter spreads many clients' reconnects apart). After `maxAttempts` failed
+/// attempts in a row the channel gives up and closes; a successful connection starts the count again.
+public struct JSONRPCReconnectPolicy: Sendable, Hashable {
+    /// Failed attempts in a row before giving up; `nil` to try for ever.
+    public var maxAttempts: Int?
+    /// The upper bound of the first wait.
+    public var initialDelay: Duration
+    /// The largest upper bound of any wait.
+    public var maxDelay: Duration
+    /// How much the upper bound grows per attempt.
+    public var multiplier: Double
+    /// Whether waits are random in `0...bound` (full jitter) or exactly the bound.
+    public var jitter: Bool
+
+    /// A policy; the defaults wait up to 0.1 s, 0.2 s, 0.4 s … capped at 30 s, and give up after 10 attempts.
+    public init(
+        maxAttempts: Int? = 10,
+        initialDelay: Duration = .milliseconds(100),
+        maxDelay: Duration = .seconds(30),
+        multiplier: Double = 2,
+        jitter: Bool = true
+    ) {
+        self.maxAttempts = maxAttempts
+        self.initialDelay = initialDelay
+        self.maxDelay = maxDelay
+        self.multiplier = multiplier
+        self.jitter = jitter
+    }
+
+    /// The default policy.
+    public static let `default` = Self()
+
+    /// The wait before attempt `attempt` (from 1).
+    public func delay(beforeAttempt attempt: Int) -> Duration {
+        let initial = Self.seconds(initialDelay)
+        let cap = Self.seconds(maxDelay)
+        var bound = initial
+        for _ in 1..<max(attempt, 1) where bound < cap { bound *= max(multiplier, 1) }
+        bound = min(bound, cap)
+        let wait = jitter ? Double.random(in: 0...max(bound, 0)) : max(bound, 0)
+        return .nanoseconds(Int64(min(wait, 1e9) * 1e9))
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
