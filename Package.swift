@@ -106,6 +106,7 @@ let package = Package(
                 "Parley",
                 "ParleyAsyncHTTPClient",
                 "ParleyJSONRPC",
+                "ParleyJSONRPCWebSocket",
                 "ParleyDemoServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

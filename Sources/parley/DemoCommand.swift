@@ -30,7 +30,7 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let server = try await DemoServer.start(port: port)
         do {
-            try await DemoWalkthrough(baseURL: server.baseURL).run()
+            try await DemoWalkthrough(baseURL: server.baseURL, webSocketURL: server.webSocketURL).run()
         } catch {
             await server.stop()
             throw error

@@ -6,10 +6,12 @@ import Foundation
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyJSONRPC
+import ParleyJSONRPCWebSocket
 
 /// The steps `parley demo` prints: typed calls, an empty response, and failures with their descriptions.
 struct DemoWalkthrough {
     let baseURL: String
+    let webSocketURL: String
 
     func run() async throws {
         guard let url = URL(string: baseURL) else { throw ParleyError(.invalidRequest, "bad demo URL \(baseURL)") }
@@ -54,6 +56,37 @@ struct DemoWalkthrough {
         print("  \(sum), \(difference), \(data)\n")
         print("→ JSON-RPC foobar (a failure: the method does not exist)")
         await showFailure { try await rpc.call(DynamicMethod("foobar")) }
+        try await serverPush()
+    }
+
+    /// Server push over a WebSocket: a subscription's notifications as an AsyncSequence, continuing across a
+    /// dropped connection (the channel reconnects and subscribes again).
+    private func serverPush() async throws {
+        print("→ JSON-RPC over WebSocket \(webSocketURL): subscribe [\"prices\"], reconnecting after a drop")
+        let channel = try await JSONRPCWebSocketChannel.connect(to: webSocketURL, reconnect: .default)
+        let rpc = JSONRPCClient(channel: channel)
+        let prices = try await channel.subscribe(
+            DynamicMethod("subscribe", params: .array([.string("prices")])),
+            notifications: .parameter("subscription", of: "subscription"),
+            unsubscribe: "unsubscribe"
+        )
+        var updates = prices.makeAsyncIterator()
+        func show(_ label: String) async throws {
+            guard let update = try await updates.next() else { return }
+            let key = update.params?["subscription"]?.stringValue ?? "?"
+            print("  \(label): \(update.params?["result"].map { "\($0)" } ?? "null") (subscription \(key))")
+        }
+        try await show("pushed at once")
+        _ = try await rpc.call(DynamicMethod("publish", params: .array([.string("prices"), .int(42)])))
+        try await show("published")
+        print("  the server drops the connection…")
+        _ = try? await rpc.call(DynamicMethod("drop"))
+        try await show("after reconnecting")
+        _ = try await rpc.call(DynamicMethod("publish", params: .array([.string("prices"), .int(43)])))
+        try await show("published")
+        await prices.cancel()
+        await channel.close()
+        print("")
     }
 
     private func showFailure(_ call: () async throws -> some Any) async {

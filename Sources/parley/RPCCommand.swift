@@ -3,21 +3,25 @@ import Foundation
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyJSONRPC
+import ParleyJSONRPCWebSocket
 
-/// `parley rpc URL METHOD [PARAMS]`: one JSON-RPC 2.0 call (or notification, or batch) over HTTP.
+/// `parley rpc URL METHOD [PARAMS]`: one JSON-RPC 2.0 call (or notification, or batch) over HTTP or WebSocket.
 struct RPCCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rpc",
-        abstract: "Call a JSON-RPC 2.0 method over HTTP and print its result as JSON.",
+        abstract: "Call a JSON-RPC 2.0 method over HTTP or WebSocket and print its result as JSON.",
         discussion: """
             Examples:
               parley rpc http://127.0.0.1:8080/rpc subtract '[42, 23]'
               parley rpc http://127.0.0.1:8080/rpc subtract '{"minuend": 42, "subtrahend": 23}'
               parley rpc http://127.0.0.1:8080/rpc notify_hello '[7]' --notify
               parley rpc http://127.0.0.1:8080/rpc --batch calls.json
+              parley rpc --ws ws://127.0.0.1:8081/rpc/ws subscribe '["prices"]' --notifications 1
             A batch file holds a JSON array of {"method": …, "params": …} objects; add "notify": true for a
             notification. Results print one per line, in the order of the file. The exit status is 0 when every
-            call succeeded, 1 otherwise (the error is printed on standard error).
+            call succeeded, 1 otherwise (the error is printed on standard error). With --ws (implied by a ws://
+            or wss:// URL) the call goes over a WebSocket; --notifications N then prints the first N notifications
+            the server pushes after the answer, one JSON object per line.
             """
     )
 
@@ -36,31 +40,70 @@ struct RPCCommand: AsyncParsableCommand {
     @Option(help: "Send the calls of a JSON file as one batch.")
     var batch: String?
 
+    @Flag(help: "Talk over a WebSocket (implied by a ws:// or wss:// URL).")
+    var ws = false
+
+    @Option(help: "Over a WebSocket: after the answer, print this many notifications the server pushes.")
+    var notifications = 0
+
     func validate() throws {
         if batch == nil, method == nil { throw ValidationError("Give a METHOD, or --batch FILE.") }
         if batch != nil, method != nil { throw ValidationError("Give either a METHOD or --batch FILE, not both.") }
+        if notifications < 0 { throw ValidationError("--notifications must not be negative.") }
+        if notifications > 0, !overWebSocket { throw ValidationError("--notifications needs --ws: HTTP has no server push.") }
+    }
+
+    private var overWebSocket: Bool {
+        ws || url.hasPrefix("ws://") || url.hasPrefix("wss://")
     }
 
     func run() async throws {
         guard let endpoint = URL(string: url), endpoint.scheme != nil else {
             throw ValidationError("\(url) is not an absolute URL.")
         }
-        let rpc = JSONRPCClient(http: Client(baseURL: endpoint))
         do {
-            if let batch {
-                try await runBatch(file: batch, rpc: rpc)
-                return
+            var channel: JSONRPCWebSocketChannel?
+            let rpc: JSONRPCClient
+            if overWebSocket {
+                let webSocket = try await JSONRPCWebSocketChannel.connect(to: url)
+                channel = webSocket
+                rpc = JSONRPCClient(channel: webSocket)
+            } else {
+                rpc = JSONRPCClient(http: Client(baseURL: endpoint))
             }
-            let call = DynamicMethod(method ?? "", params: try params.map(Self.parseParams))
-            if notify {
-                try await rpc.notify(call)
-                return
+            defer { if let channel { Task { await channel.close() } } }
+            try await perform(rpc)
+            if let channel, notifications > 0 {
+                var printed = 0
+                for await notification in channel.incoming {
+                    var members: [String: JSONValue] = ["method": .string(notification.method)]
+                    members["params"] = notification.params
+                    print(Self.render(.object(members), pretty: false))
+                    printed += 1
+                    if printed == notifications { break }
+                }
+                if printed < notifications {
+                    throw ParleyError(.transport, "The WebSocket closed after \(printed) of \(notifications) notifications.")
+                }
             }
-            print(Self.render(try await rpc.call(call)))
+            await channel?.close()
         } catch let error as ParleyError {
             FileHandle.standardError.write(Data("parley: \(error)\n".utf8))
             throw ExitCode.failure
         }
+    }
+
+    private func perform(_ rpc: JSONRPCClient) async throws {
+        if let batch {
+            try await runBatch(file: batch, rpc: rpc)
+            return
+        }
+        let call = DynamicMethod(method ?? "", params: try params.map(Self.parseParams))
+        if notify {
+            try await rpc.notify(call)
+            return
+        }
+        print(Self.render(try await rpc.call(call)))
     }
 
     private func runBatch(file: String, rpc: JSONRPCClient) async throws {
@@ -101,9 +144,9 @@ struct RPCCommand: AsyncParsableCommand {
         }
     }
 
-    static func render(_ value: JSONValue) -> String {
+    static func render(_ value: JSONValue, pretty: Bool = true) -> String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "\(value)"
     }
 }
