@@ -170,20 +170,28 @@ package final class JSONRPCMultiplexer: Sendable {
     }
 
     /// Routes one message from the peer: an answer to its waiter, a request to the router (its answer written
-    /// with `write`), a notification to ``incoming``.
+    /// with `write`), a notification to its subscription or ``incoming``.
+    ///
+    /// Only `method` and `id` are read here: the caller parses an answer once, with its typed decoders.
     package func dispatch(_ message: Data, write: @escaping Writer) {
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: message) else {
+        guard let shape = try? JSONDecoder().decode(Shape.self, from: message) else {
             // Not JSON: answer as the specification says; nobody waits on it.
             Task { try? await write(JSONRPCRouter.errorResponse(.parseError(), id: .null)) }
             return
         }
-        let first: JSONValue? =
-            if case .array(let elements) = value { elements.first } else { value }
-        if let first, first["method"] == nil {
-            deliver(JSONRPCReply(data: message), answering: value)
+        let elements: [Peek] =
+            switch shape {
+            case .single(let peek): [peek]
+            case .batch(let peeks): peeks
+            }
+        if let first = elements.first, !first.hasMethod {
+            deliver(JSONRPCReply(data: message), ids: elements.compactMap(\.id))
             return
         }
-        if case .object(let members) = value, case .string(let method)? = members["method"], members["id"] == nil {
+        if case .single(let peek) = shape, peek.isNotification,
+            case .object(let members)? = try? JSONDecoder().decode(JSONValue.self, from: message),
+            case .string(let method)? = members["method"]
+        {
             notify(JSONRPCIncoming(method: method, params: members["params"], id: nil))
             return
         }
@@ -193,18 +201,47 @@ package final class JSONRPCMultiplexer: Sendable {
         }
     }
 
-    private func deliver(_ reply: JSONRPCReply, answering value: JSONValue) {
-        let elements: [JSONValue] =
-            if case .array(let elements) = value { elements } else { [value] }
+    /// What routing needs of one message: whether it has a method (a request or notification) and its id.
+    private struct Peek: Decodable {
+        var hasMethod = false
+        var methodIsString = false
+        var hasID = false
+        var id: JSONRPCID?
+
+        var isNotification: Bool { hasMethod && methodIsString && !hasID }
+
+        init(from decoder: any Decoder) throws {
+            // Elements that are not objects are answers nobody can match: routed like answers.
+            guard let container = try? decoder.container(keyedBy: MemberKey.self) else { return }
+            hasMethod = container.contains(.method)
+            methodIsString = (try? container.decode(String.self, forKey: .method)) != nil
+            hasID = container.contains(.id)
+            if let number = try? container.decode(Int.self, forKey: .id) {
+                id = .number(number)
+            } else if let string = try? container.decode(String.self, forKey: .id) {
+                id = .string(string)
+            }
+        }
+    }
+
+    private enum Shape: Decodable {
+        case single(Peek)
+        case batch([Peek])
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let batch = try? container.decode([Peek].self) {
+                self = .batch(batch)
+            } else {
+                self = .single(try container.decode(Peek.self))
+            }
+        }
+    }
+
+    private func deliver(_ reply: JSONRPCReply, ids: [JSONRPCID]) {
         let continuation = state.withLock { state -> CheckedContinuation<JSONRPCReply, any Error>? in
-            for element in elements {
-                let id: JSONRPCID? =
-                    switch element["id"] {
-                    case .int(let number)?: .number(number)
-                    case .string(let string)?: .string(string)
-                    default: nil
-                    }
-                guard let id, let waiter = state.waiterByID[id] else { continue }
+            for id in ids {
+                guard let waiter = state.waiterByID[id] else { continue }
                 for other in state.idsOfWaiter.removeValue(forKey: waiter) ?? [] where state.waiterByID[other] == waiter {
                     state.waiterByID[other] = nil
                 }
