@@ -15,8 +15,15 @@ extension AsyncHTTPClientTransport {
             switch error {
             case .cancelled:
                 return ParleyError(.cancelled, "The request was cancelled.", underlying: error)
-            case .connectTimeout, .tlsHandshakeTimeout, .getConnectionFromPoolTimeout, .socksHandshakeTimeout,
-                .httpProxyHandshakeTimeout:
+            case .getConnectionFromPoolTimeout:
+                return ParleyError(
+                    .timeout,
+                    "No connection to the server became free within the connect timeout: more requests were in flight "
+                        + "than the connection pool has connections, and they did not finish in time. Raise the connect "
+                        + "timeout or the pool size (HTTPClient.Configuration.connectionPool), or send fewer requests at once.",
+                    underlying: error
+                )
+            case .connectTimeout, .tlsHandshakeTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
                 return ParleyError(.timeout, "Connecting to the server timed out (\(error)).", underlying: error)
             case .readTimeout, .writeTimeout, .deadlineExceeded:
                 return ParleyError(.timeout, "The server did not answer in time (\(error)).", underlying: error)
