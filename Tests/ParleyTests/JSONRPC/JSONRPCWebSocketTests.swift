@@ -65,14 +65,6 @@ struct JSONRPCWebSocketTests {
     func dropFailsPendingCalls() async throws {
         try await withWebSocket { channel, _ in
             let rpc = JSONRPCClient(channel: channel)
-            struct Hang: JSONRPCMethod {
-                typealias Result = Int
-                static let name = "hang"
-            }
-            struct Drop: JSONRPCMethod {
-                typealias Result = Int
-                static let name = "drop"
-            }
             // Hanging calls pending when the connection drops, and any sent after it, fail with a transport error.
             async let hanging = withThrowingTaskGroup(of: ParleyError?.self) { group in
                 for _ in 0..<10 {
