@@ -208,4 +208,11 @@ enum JSONRPCCoding {
         }
         return (outcomes, unmatched)
     }
+
+    /// `"params.a[1]: expected Int, found a string"`: where under `place` a value failed to decode, and why.
+    static func describeDecodingFailure(_ error: any Error, under place: String) -> String {
+        guard let decoding = error as? DecodingError else { return "\(error)" }
+        let (path, message) = decoding.explanation
+        return "\(path.isEmpty ? place : place + "." + path): \(message)"
+    }
 }

@@ -47,8 +47,7 @@ public struct JSONRPCRouter: Sendable {
             do {
                 decoded = try decoder.decode(Params.self, from: JSONEncoder().encode(params ?? .null))
             } catch {
-                let detail = (error as? DecodingError).map { "\($0.explanation.path.isEmpty ? "params" : "params." + $0.explanation.path): \($0.explanation.message)" }
-                    ?? "\(error)"
+                let detail = JSONRPCCoding.describeDecodingFailure(error, under: "params")
                 throw JSONRPCError.invalidParams(data: .string(detail))
             }
             return try encoder.encode(try await handler(decoded))

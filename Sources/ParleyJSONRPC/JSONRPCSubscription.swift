@@ -100,11 +100,7 @@ extension JSONRPCIncoming {
         do {
             return try decoder.decode(T.self, from: JSONEncoder().encode(value ?? .null))
         } catch {
-            let place = key.map { "params.\($0)" } ?? "params"
-            let detail = (error as? DecodingError).map { explanation in
-                let path = explanation.explanation.path
-                return "\(path.isEmpty ? place : place + "." + path): \(explanation.explanation.message)"
-            } ?? "\(error)"
+            let detail = JSONRPCCoding.describeDecodingFailure(error, under: key.map { "params.\($0)" } ?? "params")
             throw ParleyError(.decoding, "The notification \(method) could not be decoded as \(T.self): \(detail).", underlying: error)
         }
     }

@@ -152,12 +152,16 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
         let rpc = JSONRPCClient(channel: self, ids: UUIDIDs())
         let call = ResultAsJSON(base: method)
         let subscribeCall: @Sendable () async throws(ParleyError) -> JSONValue = { () throws(ParleyError) in try await rpc.call(call) }
+        // Best effort: a failed unsubscribe leaves nothing to do on our side.
+        let unsubscribeCall: @Sendable (JSONValue) async -> Void = { key in
+            if let unsubscribe { _ = try? await rpc.call(DynamicMethod(unsubscribe, params: .array([key]))) }
+        }
         let (id, stream) = try multiplexer.addSubscription(matcher) { [weak self] id, key in
             // The consumer stopped iterating, or the subscription failed or closed.
             guard let self else { return }
             _ = self.state.withLock { $0.subscribeCalls.removeValue(forKey: id) }
-            guard let unsubscribe, let key, self.isOpen else { return }
-            Task { _ = try? await rpc.call(DynamicMethod(unsubscribe, params: .array([key]))) }
+            guard let key, self.isOpen else { return }
+            Task { await unsubscribeCall(key) }
         }
         state.withLock { $0.subscribeCalls[id] = subscribeCall }
         do throws(ParleyError) {
@@ -170,8 +174,8 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
         return JSONRPCSubscription(stream: stream) { [weak self] in
             guard let self else { return }
             _ = self.state.withLock { $0.subscribeCalls.removeValue(forKey: id) }
-            guard let key = self.multiplexer.removeSubscription(id), let unsubscribe, self.isOpen else { return }
-            _ = try? await rpc.call(DynamicMethod(unsubscribe, params: .array([key])))
+            guard let key = self.multiplexer.removeSubscription(id), self.isOpen else { return }
+            await unsubscribeCall(key)
         }
     }
 
