@@ -13,20 +13,7 @@ extension Client {
         response: HTTPResponse,
         body: HTTPBody?
     ) async throws(ParleyError) -> E.Response {
-        let acceptable = endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes
-        guard acceptable.contains(response.status.code) else {
-            var error = ParleyError(
-                .unacceptableStatus,
-                "The server answered \(response.status.code) \(response.status.reasonPhrase), "
-                    + "but \(endpoint.name) accepts only \(acceptable)."
-            )
-            error.response = response
-            error.body = await Self.excerpt(of: body)
-            throw error
-        }
-        if let types = endpoint.acceptableContentTypes ?? configuration.acceptableContentTypes {
-            try Self.checkContentType(response, accepted: types)
-        }
+        try await validateHead(endpoint, response: response, body: body)
         let limit = configuration.maxResponseBodySize
         var storage = ResponseBody.Storage.streaming(body)
         let validators = configuration.validators + endpoint.validators
@@ -51,6 +38,25 @@ extension Client {
             return try await endpoint.decoder.decode(responseBody)
         } catch {
             throw Self.decodingFailure(error, endpoint: endpoint.name, response: response, storage: storage)
+        }
+    }
+
+    /// Checks the status code and content type against the endpoint's (or the client's) acceptable ones; an
+    /// unacceptable status fails with the first bytes of the body in the error.
+    func validateHead<E: Endpoint>(_ endpoint: E, response: HTTPResponse, body: HTTPBody?) async throws(ParleyError) {
+        let acceptable = endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes
+        guard acceptable.contains(response.status.code) else {
+            var error = ParleyError(
+                .unacceptableStatus,
+                "The server answered \(response.status.code) \(response.status.reasonPhrase), "
+                    + "but \(endpoint.name) accepts only \(acceptable)."
+            )
+            error.response = response
+            error.body = await Self.excerpt(of: body)
+            throw error
+        }
+        if let types = endpoint.acceptableContentTypes ?? configuration.acceptableContentTypes {
+            try Self.checkContentType(response, accepted: types)
         }
     }
 

@@ -8,7 +8,8 @@ import OpenAPIRuntime
 
 extension Client {
     /// Builds the wire request for `endpoint`: URL parts, merged and validated headers, encoded body.
-    func makeRequest<E: Endpoint>(_ endpoint: E) throws(ParleyError) -> (HTTPRequest, HTTPBody?) {
+    /// `body`, when given, replaces the endpoint's own.
+    func makeRequest<E: Endpoint>(_ endpoint: E, body: RequestBody? = nil) throws(ParleyError) -> (HTTPRequest, HTTPBody?) {
         var request = try makeRequestHead(endpoint)
         do {
             request.headerFields = try configuration.headers.merging(endpoint.headers).httpFields()
@@ -19,7 +20,12 @@ extension Client {
         }
         let made: (body: HTTPBody, contentType: String?)?
         do {
-            made = try endpoint.body.make(encoder: configuration.jsonEncoder)
+            made = try (body ?? endpoint.body).make(encoder: configuration.jsonEncoder)
+        } catch let error as ParleyError {
+            // A file that cannot be read, a multipart form that cannot be built: the body says what is wrong.
+            var failure = error
+            failure.request = Self.summary(of: request)
+            throw failure
         } catch {
             var failure = ParleyError(
                 .encoding,

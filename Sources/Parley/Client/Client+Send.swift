@@ -19,11 +19,22 @@ extension Client {
     public func response<E: Endpoint>(
         for endpoint: E
     ) async throws(ParleyError) -> (value: E.Response, response: HTTPResponse) {
+        try await response(for: endpoint, body: nil, progress: nil)
+    }
+
+    /// ``response(for:)`` with `body` instead of the endpoint's own (when not `nil`), its bytes reported to `progress`.
+    func response<E: Endpoint>(
+        for endpoint: E,
+        body: RequestBody?,
+        progress: ProgressReporter?
+    ) async throws(ParleyError) -> (value: E.Response, response: HTTPResponse) {
         guard let timeout = endpoint.timeout ?? configuration.timeout else {
-            return try await perform(endpoint)
+            return try await perform(endpoint, body: body, progress: progress)
         }
         do {
-            return try await Self.withTimeout(timeout) { () throws(ParleyError) in try await self.perform(endpoint) }
+            return try await Self.withTimeout(timeout) { () throws(ParleyError) in
+                try await self.perform(endpoint, body: body, progress: progress)
+            }
         } catch {
             var failure = error
             if failure.request == nil, let request = try? makeRequestHead(endpoint) {
@@ -34,8 +45,13 @@ extension Client {
     }
 
     /// Builds, sends, validates and decodes; every failure comes out as a `ParleyError` with the request attached.
-    func perform<E: Endpoint>(_ endpoint: E) async throws(ParleyError) -> (value: E.Response, response: HTTPResponse) {
-        let (request, body) = try makeRequest(endpoint)
+    func perform<E: Endpoint>(
+        _ endpoint: E,
+        body override: RequestBody? = nil,
+        progress: ProgressReporter? = nil
+    ) async throws(ParleyError) -> (value: E.Response, response: HTTPResponse) {
+        var (request, body) = try makeRequest(endpoint, body: override)
+        if let progress, let unwrapped = body { body = CountingBody.wrap(unwrapped, reporter: progress) }
         do {
             let (response, responseBody) = try await run(request, body: body, operationID: endpoint.name)
             let value = try await decode(endpoint, response: response, body: responseBody)

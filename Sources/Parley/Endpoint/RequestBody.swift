@@ -12,12 +12,16 @@ public import OpenAPIRuntime
 /// - ``form(_:)``: `application/x-www-form-urlencoded` fields.
 /// - ``bytes(_:contentType:)``: raw bytes with a content type.
 /// - ``stream(_:contentType:)``: an `HTTPBody` you built (streamed; its length and replayability are kept).
+/// - ``file(_:contentType:)``: a file streamed from disk, a chunk at a time (replayable, with its length).
+/// - ``multipart(_:)``: a ``MultipartForm`` (`multipart/form-data`), files streamed.
 public struct RequestBody: Sendable {
     enum Storage: Sendable {
         case none
         case encoded(contentType: String, encode: @Sendable (JSONEncoder) throws -> Data)
         case bytes(Data, contentType: String)
         case stream(HTTPBody, contentType: String?)
+        case file(URL, contentType: String)
+        case multipart(MultipartForm)
     }
 
     let storage: Storage
@@ -56,6 +60,20 @@ public struct RequestBody: Sendable {
         RequestBody(storage: .stream(body, contentType: contentType))
     }
 
+    /// A file streamed from disk (never read whole into memory), sent with its size as `Content-Length`.
+    ///
+    /// The file is opened when the request is made: a missing or unreadable file fails the call with
+    /// ``ParleyError/Kind/invalidRequest`` before anything is sent. It is reopened if the body is sent again (by a
+    /// retry), and a file whose size changes while it is sent fails the call instead of sending a mixed body.
+    public static func file(_ url: URL, contentType: String = "application/octet-stream") -> RequestBody {
+        RequestBody(storage: .file(url, contentType: contentType))
+    }
+
+    /// A `multipart/form-data` body.
+    public static func multipart(_ form: MultipartForm) -> RequestBody {
+        RequestBody(storage: .multipart(form))
+    }
+
     /// Whether there is no body.
     public var isEmpty: Bool {
         if case .none = storage { return true }
@@ -74,6 +92,12 @@ public struct RequestBody: Sendable {
             return (HTTPBody(data), contentType)
         case .stream(let body, let contentType):
             return (body, contentType)
+        case .file(let url, let contentType):
+            let chunks = try FileChunks(path: try MultipartForm.path(of: url))
+            return (HTTPBody(chunks, length: .known(chunks.size), iterationBehavior: .multiple), contentType)
+        case .multipart(let form):
+            let made = try form.makeBody()
+            return (made.body, made.contentType)
         }
     }
 }

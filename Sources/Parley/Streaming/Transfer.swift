@@ -1,0 +1,45 @@
+/// An upload or download under way: its progress as it happens, and its result.
+///
+/// ```swift
+/// let upload = client.upload(PutAvatar(), fromFile: avatarURL)
+/// for await progress in upload.progress { print(progress.fractionCompleted ?? 0) }
+/// let stored = try await upload.value
+/// ```
+///
+/// The transfer starts at once and runs whether or not anybody reads ``progress`` (which keeps only the newest
+/// updates when not read). Cancel it with ``cancel()`` or by cancelling the task that awaits ``value``.
+public struct Transfer<Value: Sendable>: Sendable {
+    /// Progress updates, in order, each with more bytes than the one before; the sequence ends when the
+    /// transfer does, successful or not.
+    public let progress: AsyncStream<TransferProgress>
+    let task: Task<Value, any Error>
+
+    init(reporter: ProgressReporter, operation: @escaping @Sendable () async throws(ParleyError) -> Value) {
+        progress = reporter.updates
+        task = Task {
+            defer { reporter.finish() }
+            return try await operation()
+        }
+    }
+
+    /// The result, once the transfer is done. Cancelling the awaiting task cancels the transfer.
+    public var value: Value {
+        get async throws(ParleyError) {
+            let task = self.task
+            do {
+                return try await withTaskCancellationHandler {
+                    try await task.value
+                } onCancel: {
+                    task.cancel()
+                }
+            } catch {
+                throw ParleyError.wrapping(error, as: .transport, "The transfer failed: \(error)")
+            }
+        }
+    }
+
+    /// Cancels the transfer: the connection is closed and ``value`` throws ``ParleyError/Kind/cancelled``.
+    public func cancel() {
+        task.cancel()
+    }
+}
