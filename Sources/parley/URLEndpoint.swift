@@ -1,0 +1,59 @@
+import ArgumentParser
+import Foundation
+import Parley
+
+/// An endpoint made at run time from a URL given on the command line: the client's base URL is the URL's origin,
+/// and the endpoint carries its path and query unchanged.
+struct URLEndpoint: Endpoint {
+    typealias Response = Data
+
+    let method: HTTPRequest.Method
+    let path: Path
+    let query: Query
+    let headers: Headers
+    /// A short name for error messages ("upload", "download").
+    let name: String
+
+    /// The client's base URL: the URL's scheme, host and port, without path or query.
+    let origin: URL
+
+    /// Splits `url` into an origin and a path with its query.
+    ///
+    /// - Throws: `ValidationError` when `url` is not an absolute http or https URL with a host.
+    init(url text: String, method: HTTPRequest.Method = .get, headers: Headers = [:], name: String) throws {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host(percentEncoded: true), !host.isEmpty
+        else {
+            throw ValidationError("\(text) is not an absolute http:// or https:// URL.")
+        }
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let authority = url.port.map { "\(bracketed):\($0)" } ?? bracketed
+        guard let origin = URL(string: "\(scheme)://\(authority)") else {
+            throw ValidationError("\(text) has a host that does not make a URL: \(authority).")
+        }
+        let path = url.path(percentEncoded: true)
+        self.origin = origin
+        self.method = method
+        self.path = Path(percentEncoded: path.isEmpty ? "/" : path)
+        self.query = url.query(percentEncoded: true).map { Query(percentEncoded: $0) } ?? []
+        self.headers = headers
+        self.name = name
+    }
+
+    /// Parses `--header 'Name: value'` options (httpie's `Name:value` works too).
+    static func parseHeaders(_ options: [String]) throws -> Headers {
+        var headers = Headers()
+        for option in options {
+            guard let colon = option.firstIndex(of: ":") else {
+                throw ValidationError("The header \(String(reflecting: option)) has no colon; write it as 'Name: value'.")
+            }
+            let name = option[..<colon].trimmingCharacters(in: .whitespaces)
+            let value = option[option.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty else {
+                throw ValidationError("The header \(String(reflecting: option)) has no name; write it as 'Name: value'.")
+            }
+            headers.append(name, value)
+        }
+        return headers
+    }
+}
