@@ -78,6 +78,7 @@ enum DemoApplication {
         RPCRoutes.register(on: router)
         StreamingRoutes.register(on: router, events: events)
         TimingRoutes.register(on: router, events: events)
+        UploadRoute.register(on: router, events: events)
         return router
     }
 }
