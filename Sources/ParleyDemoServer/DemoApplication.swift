@@ -79,6 +79,7 @@ enum DemoApplication {
         StreamingRoutes.register(on: router, events: events)
         TimingRoutes.register(on: router, events: events)
         UploadRoute.register(on: router, events: events)
+        DownloadRoute.register(on: router, events: events, probe: WriteProbe())
         return router
     }
 }

@@ -19,6 +19,11 @@ enum StreamingRoutes {
         return buffer
     }()
 
+    /// `length` (at most ``chunkSize``) pattern bytes starting at body offset `offset`, as a zero-copy slice.
+    static func patternChunk(at offset: Int, length: Int) -> ByteBuffer? {
+        self.pattern.getSlice(at: offset % self.period, length: length)
+    }
+
     /// Registers the streaming routes on `router`.
     static func register(on router: Router<DemoRequestContext>, events: EventBoard) {
         router.get("bytes") { request, context -> Response in
@@ -64,7 +69,7 @@ enum StreamingRoutes {
         while offset < count {
             if events.hasFired(.stopping) { throw DemoServerError.serverStopping }
             let length = min(chunkSize, count - offset)
-            guard let chunk = pattern.getSlice(at: offset % period, length: length) else { break }
+            guard let chunk = self.patternChunk(at: offset, length: length) else { break }
             try await writer.write(chunk)
             offset += length
         }

@@ -1,0 +1,57 @@
+import NIOConcurrencyHelpers
+
+/// Records, per client-chosen key, how many body bytes a streamed response has handed to its
+/// connection and since when its current write has been suspended, so that a test can observe
+/// TCP/NIO back-pressure stopping the server (`GET /written?key=K`).
+final class WriteProbe: Sendable {
+    /// What one key's response has done so far.
+    struct Snapshot: Sendable {
+        /// Body bytes whose writes have completed.
+        var written = 0
+        /// When the write in progress started, `nil` between writes.
+        var pendingSince: ContinuousClock.Instant?
+    }
+
+    private let entries = NIOLockedValueBox<[String: Snapshot]>([:])
+
+    /// Starts recording a new response for `key`, forgetting an earlier one.
+    func begin(_ key: String) {
+        self.entries.withLockedValue { $0[key] = Snapshot() }
+    }
+
+    /// Runs `write` (one body write of `bytes` bytes) and records it for `key`.
+    func record(_ key: String, bytes: Int, _ write: () async throws -> Void) async throws {
+        self.entries.withLockedValue { $0[key, default: Snapshot()].pendingSince = .now }
+        defer { self.entries.withLockedValue { $0[key]?.pendingSince = nil } }
+        try await write()
+        self.entries.withLockedValue { $0[key, default: Snapshot()].written += bytes }
+    }
+
+    /// Waits until `key`'s response has been suspended on one write for at least `threshold`, or
+    /// `timeout` has elapsed (or the task is cancelled).
+    ///
+    /// - Returns: the bytes written so far and whether the writer was seen blocked.
+    func waitUntilBlocked(
+        _ key: String,
+        threshold: Duration = .milliseconds(200),
+        timeout: Duration = .seconds(5)
+    ) async -> (written: Int, blocked: Bool) {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            let snapshot = self.entries.withLockedValue { $0[key] } ?? Snapshot()
+            let now = clock.now
+            if let since = snapshot.pendingSince, now - since >= threshold {
+                return (snapshot.written, true)
+            }
+            guard now < deadline else { return (snapshot.written, false) }
+            // Sleep until the pending write would count as blocked, or briefly if none is pending.
+            let wake = snapshot.pendingSince.map { $0 + threshold } ?? now + .milliseconds(20)
+            do {
+                try await Task.sleep(until: min(wake, deadline), clock: clock)
+            } catch {
+                return (snapshot.written, false)
+            }
+        }
+    }
+}
