@@ -15,7 +15,7 @@ enum DownloadRoute {
         router.get("download") { request, context -> Response in
             let options: DownloadOptions
             do throws(QueryError) {
-                options = try DownloadOptions(RequestTarget(request).queryItems)
+                options = try DownloadOptions(RequestTarget(request).queryItems, headers: request.headers)
             } catch {
                 return DemoResponses.error(error.message, status: .badRequest)
             }
