@@ -84,3 +84,28 @@ struct GetData: JSONRPCMethod {
     typealias Result = [JSONValue]
     static let name = "get_data"
 }
+
+/// The demo server's answer to an upload: what it read and its SHA-256.
+struct UploadReport: Decodable, Sendable {
+    let bytes: Int
+    let sha256: String
+    let contentLength: Int?
+}
+
+/// `POST /upload`: the server reads the body and reports its size and SHA-256.
+struct UploadSample: Endpoint {
+    typealias Response = UploadReport
+    var method: HTTPRequest.Method { .post }
+    var path: Path { "/upload" }
+}
+
+/// `GET /sse`: `count` `tick` events, with the reconnection time `retry` (milliseconds), the connection dropped
+/// after `dropAfter` events.
+struct Ticks: Endpoint {
+    typealias Response = Void
+    let count: Int
+    let retry: Int
+    let dropAfter: Int
+    var path: Path { "/sse" }
+    var query: Query { ["count": "\(count)", "retry": "\(retry)", "dropAfter": "\(dropAfter)"] }
+}

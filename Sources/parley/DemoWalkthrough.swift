@@ -41,6 +41,7 @@ struct DemoWalkthrough {
         print("→ GET /users/1/profile (a failure: required JSON keys are missing)")
         await showFailure { try await client.send(GetProfile(id: 1)) }
         try await jsonRPC(url)
+        try await upload(client)
         print("Done.")
     }
 

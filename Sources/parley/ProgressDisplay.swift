@@ -33,6 +33,8 @@ struct ProgressDisplay: Sendable {
     let style: Style
     /// Writes text as is (no newline added); must not buffer, so that `\r` redraws show at once.
     let write: @Sendable (String) -> Void
+    /// Text before the bar or each line, such as an indent.
+    var prefix = ""
     /// The least time between two redraws of the bar.
     var interval: Duration = .milliseconds(100)
 
@@ -53,13 +55,13 @@ struct ProgressDisplay: Sendable {
                 if let lastDraw, now - lastDraw < interval, !progress.isComplete { continue }
                 lastDraw = now
                 drawn = progress
-                write("\r" + Self.bar(progress, startBytes: summary.startBytes, elapsed: now - start) + "\u{1B}[K")
+                write("\r" + prefix + Self.bar(progress, startBytes: summary.startBytes, elapsed: now - start) + "\u{1B}[K")
             case .quarters(let label):
                 guard let fraction = progress.fractionCompleted else { continue }
                 let quarters = Int((fraction * 4).rounded(.down))
                 while quartersShown < quarters {
                     quartersShown += 1
-                    write("\(label): \(quartersShown * 25)%\n")
+                    write("\(prefix)\(label): \(quartersShown * 25)%\n")
                 }
             case .none:
                 continue
@@ -68,7 +70,7 @@ struct ProgressDisplay: Sendable {
         summary.elapsed = clock.now - start
         if case .bar = style, let last = summary.last {
             if drawn != last {
-                write("\r" + Self.bar(last, startBytes: summary.startBytes, elapsed: summary.elapsed) + "\u{1B}[K")
+                write("\r" + prefix + Self.bar(last, startBytes: summary.startBytes, elapsed: summary.elapsed) + "\u{1B}[K")
             }
             write("\n")
         }
