@@ -8,12 +8,20 @@ import ParleyAsyncHTTPClient
 import ParleyJSONRPC
 import ParleyJSONRPCWebSocket
 
-// Usage: ParleyBench --server http://127.0.0.1:PORT [--rpc-ws ws://127.0.0.1:PORT/rpc/ws] [--quick]
+// Usage: ParleyBench --server http://127.0.0.1:PORT [--rpc-ws ws://127.0.0.1:PORT/rpc/ws] [--quick] [--only NAME,…]
+// (`--only` takes comparison names, `transfers` for the four transfer comparisons and `rss` for the memory lines.)
 let arguments = CommandLine.arguments
+// The child process of an `rss …` line: one transfer and nothing else (see RSSTransfer.swift).
+if arguments.count > 1, arguments[1] == "rss-transfer" {
+    try await RSSTransfer.child(arguments)
+    exit(0)
+}
 guard let serverIndex = arguments.firstIndex(of: "--server"), serverIndex + 1 < arguments.count,
     let baseURL = URL(string: arguments[serverIndex + 1])
 else {
-    FileHandle.standardError.write(Data("usage: ParleyBench --server http://127.0.0.1:PORT [--rpc-ws ws://127.0.0.1:PORT/rpc/ws] [--quick]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: ParleyBench --server http://127.0.0.1:PORT [--rpc-ws ws://127.0.0.1:PORT/rpc/ws] [--quick] [--only NAME,…]\n".utf8)
+    )
     exit(2)
 }
 let quick = arguments.contains("--quick")
@@ -206,8 +214,13 @@ var table = [
     "|---|---|---:|---:|---:|---|---:|---:|---:|---:|",
 ]
 var ratios: [String] = []
-let only = arguments.firstIndex(of: "--only").map { arguments[$0 + 1] }
-for comparison in comparisons where only == nil || comparison.name == only {
+let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+    .map { Set($0.split(separator: ",").map(String.init)) }
+func selected(_ name: String, group: String? = nil) -> Bool {
+    guard let only else { return true }
+    return only.contains(name) || group.map { only.contains($0) } == true
+}
+for comparison in comparisons where selected(comparison.name) {
     let (a, b) = try await comparison.run(rounds: rounds)
     let ratio = a.medianThroughput / b.medianThroughput
     // A side whose run is a burst of calls: throughput in calls/s, latency of the whole burst.
@@ -225,20 +238,23 @@ for comparison in comparisons where only == nil || comparison.name == only {
     }
     FileHandle.standardError.write(Data("done: \(comparison.name)\n".utf8))
 }
-if webSocketURL == nil, only == nil || only == "rpc-ws1000-vs-wsclient" {
+if webSocketURL == nil, selected("rpc-ws1000-vs-wsclient") {
     table.append("| rpc-ws1000-vs-wsclient | — | | | | | | | | n/a (no --rpc-ws URL) |")
     ratios.append("ratio rpc-ws1000-vs-wsclient n/a")
 }
-for pending in ["upload-1g-vs-curl", "download-1g-vs-curl"] {
-    table.append("| \(pending) | — | | | | | | | | n/a (not built yet) |")
-    ratios.append("ratio \(pending) n/a")
+var notes: [String] = []
+if comparisons.contains(where: { selected($0.name) }) {
+    notes.append("Rounds: \(rounds) per side, alternating Parley and baseline after a warm-up; medians of per-round throughput.")
 }
-print("Rounds: \(rounds) per side, alternating Parley and baseline after a warm-up; medians of per-round throughput.\n")
+let transferRows = try await TransferRuns.run(baseURL: baseURL, client: parley, quick: quick, selected: selected)
+notes += transferRows.notes
+table += transferRows.table
+ratios += transferRows.ratios
+print(notes.joined(separator: "\n") + "\n")
 print(table.joined(separator: "\n"))
 print("")
 for line in ratios { print(line) }
-print("rss upload-1g n/a")
-print("rss download-1g n/a")
+
 func shutDown() async throws {
     await webSocketChannel?.close()
     await rawWebSocket?.close()

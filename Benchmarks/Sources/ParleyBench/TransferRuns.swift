@@ -1,0 +1,79 @@
+import Foundation
+import Parley
+
+/// The 1 GiB upload and download against curl on both transports, and each one's peak memory in a process of its
+/// own. `--quick` transfers 256 MiB, 3 timed rounds; the full run 1 GiB, 5 rounds (names keep `1g`).
+struct TransferRuns {
+    /// Lines printed above the table.
+    var notes: [String] = []
+    var table: [String] = []
+    /// `ratio NAME VALUE` and `rss NAME MIB` lines.
+    var ratios: [String] = []
+
+    /// Runs the selected transfer comparisons (`transfers` selects all four) and memory measurements (`rss`
+    /// selects all four; one is `rss-NAME`) and returns their rows.
+    static func run(
+        baseURL: URL, client parley: Client, quick: Bool, selected: (String, String?) -> Bool
+    ) async throws -> TransferRuns {
+        var rows = TransferRuns()
+        let transfers = ["upload-1g-vs-curl", "upload-1g-urlsession-vs-curl", "download-1g-vs-curl", "download-1g-urlsession-vs-curl"]
+        let memory = [
+            ("upload-1g", "ahc", "upload"), ("upload-1g-urlsession", "urlsession", "upload"),
+            ("download-1g", "ahc", "download"), ("download-1g-urlsession", "urlsession", "download"),
+        ]
+        let wanted = transfers.filter { selected($0, "transfers") }
+        let wantedMemory = memory.filter { selected("rss-" + $0.0, "rss") }
+        guard !wanted.isEmpty || !wantedMemory.isEmpty else { return rows }
+        let size = quick ? 256 << 20 : 1 << 30
+        let transferRounds = quick ? 3 : 5
+        let urlSessionClient = Client(baseURL: baseURL, transport: TransferSetup.urlSessionTransport())
+        let setup = try await TransferSetup.make(baseURL: baseURL, size: size, probe: parley)
+        defer { setup.remove() }
+        rows.notes.append(
+            "Transfers: \(sizeLabel(size)) each\(quick ? " (--quick: the `1g` workloads move 256 MiB)" : ""), "
+                + "\(transferRounds) rounds per side after one untimed transfer each, alternating Parley and curl; "
+                + "download route /\(setup.downloadRoute)."
+        )
+        let downloaded = setup.destination("download.bin")
+        let clients = [("AsyncHTTPClientTransport", parley), ("URLSessionTransport", urlSessionClient)]
+        for name in wanted {
+            let (label, client) = name.contains("urlsession") ? clients[1] : clients[0]
+            let comparison =
+                name.hasPrefix("upload")
+                ? TransferComparison(
+                    name: name, parleyName: "Parley upload(fromFile:), \(label)", curlName: "curl -T FILE",
+                    parley: { try await setup.upload(with: client) }, curl: { try await setup.curlUpload() }, afterEach: {}
+                )
+                : TransferComparison(
+                    name: name, parleyName: "Parley download(to:), \(label)", curlName: "curl -o FILE",
+                    parley: { try await setup.download(with: client, to: downloaded) },
+                    curl: { try await setup.curlDownload(to: downloaded) },
+                    afterEach: { try? FileManager.default.removeItem(at: downloaded) }
+                )
+            let (a, b) = try await comparison.run(rounds: transferRounds, size: size)
+            let ratio = a.medianThroughput / b.medianThroughput
+            rows.table.append(
+                "| \(name) (\(sizeLabel(size))) | \(comparison.parleyName) | \(Int(a.medianThroughput)) MiB/s | "
+                    + "\(a.percentile(0.5).milliseconds) | \(a.percentile(0.99).milliseconds) | \(comparison.curlName) | "
+                    + "\(Int(b.medianThroughput)) MiB/s | \(b.percentile(0.5).milliseconds) | \(b.percentile(0.99).milliseconds) | "
+                    + String(format: "%.3f", ratio) + " |"
+            )
+            rows.ratios.append("ratio \(name) " + String(format: "%.3f", ratio))
+            FileHandle.standardError.write(Data("done: \(name)\n".utf8))
+        }
+        for (name, transport, direction) in wantedMemory {
+            let figure = try await RSSTransfer.measure(transport: transport, direction: direction, setup: setup, server: baseURL)
+            let mib = figure.aboveIdleMiB
+            rows.table.append(
+                "| rss \(name) (\(sizeLabel(size))) | \(transport == "ahc" ? "AsyncHTTPClientTransport" : "URLSessionTransport"): peak RSS "
+                    + "above idle (idle \(figure.baselineKiB / 1_024) MiB, transfer " + String(format: "%.1f s", figure.seconds)
+                    + (figure.peakReset ? "" : ", peak not reset: an upper bound") + ") | "
+                    + String(format: "%.1f MiB", mib) + " | | | target | < 32 MiB | | | " + (mib < 32 ? "met" : "not met") + " |"
+            )
+            rows.ratios.append("rss \(name) " + String(format: "%.1f", mib))
+            FileHandle.standardError.write(Data("done: rss \(name)\n".utf8))
+        }
+        try await urlSessionClient.shutdown()
+        return rows
+    }
+}
