@@ -80,6 +80,7 @@ enum DemoApplication {
         TimingRoutes.register(on: router, events: events)
         UploadRoute.register(on: router, events: events)
         DownloadRoute.register(on: router, events: events, probe: WriteProbe())
+        MultipartRoute.register(on: router, events: events)
         return router
     }
 }
