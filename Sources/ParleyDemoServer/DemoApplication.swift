@@ -81,6 +81,7 @@ enum DemoApplication {
         UploadRoute.register(on: router, events: events)
         DownloadRoute.register(on: router, events: events, probe: WriteProbe())
         MultipartRoute.register(on: router, events: events)
+        NDJSONRoute.register(on: router, events: events)
         return router
     }
 }
