@@ -82,6 +82,8 @@ enum DemoApplication {
         DownloadRoute.register(on: router, events: events, probe: WriteProbe())
         MultipartRoute.register(on: router, events: events)
         NDJSONRoute.register(on: router, events: events)
+        EventStreamRoutes.register(on: router, events: events, stats: EventStreamStats())
+        EndlessEventStreamRoute.register(on: router, events: events)
         return router
     }
 }

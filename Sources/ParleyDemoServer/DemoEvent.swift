@@ -6,4 +6,6 @@ enum DemoEvent: Hashable, Sendable {
     case clientClosed(String)
     /// The inbound side of the connection serving the request with this token closed.
     case inboundClosed(Int)
+    /// The client closed a `/sse/forever` stream opened with this `key`.
+    case streamClosed(String)
 }
