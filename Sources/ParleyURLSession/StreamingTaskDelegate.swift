@@ -8,7 +8,8 @@ import OpenAPIRuntime
 import Parley
 
 /// The per-task delegate of one request: hands over the response head as soon as it arrives, then streams
-/// the body chunk by chunk, so nothing is buffered whole and a consumer that stops cancels the task.
+/// the body chunk by chunk with back-pressure (``ResponseGate``), so nothing is buffered whole and a consumer
+/// that stops cancels the task.
 final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private enum Phase {
         case waitingForHead(CheckedContinuation<URLResponse, any Error>?)
@@ -22,10 +23,27 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let task = LockedState<URLSessionTask?>(nil)
     private let stream: AsyncThrowingStream<ArraySlice<UInt8>, any Error>
     private let bodyContinuation: AsyncThrowingStream<ArraySlice<UInt8>, any Error>.Continuation
+    /// The request body being streamed, if it is: stopped before the task is cancelled, and when it completes.
+    private let upload: StreamedRequestBody?
+    /// Holds the session's delivery of body data while the consumer is behind.
+    private let gate: ResponseGate
+    /// Called once the task completed (gives the session back to its pool).
+    private let onComplete: @Sendable () -> Void
 
-    override init() {
+    init(upload: StreamedRequestBody?, gate: ResponseGate, onComplete: @escaping @Sendable () -> Void) {
         (stream, bodyContinuation) = AsyncThrowingStream<ArraySlice<UInt8>, any Error>.makeStream()
+        self.upload = upload
+        self.gate = gate
+        self.onComplete = onComplete
         super.init()
+    }
+
+    /// Cancels `task`, first failing a streamed request body and opening the response gate: FoundationNetworking's
+    /// `cancel()` waits for the session's queue, which may be waiting for either.
+    func cancel(_ task: URLSessionTask) {
+        upload?.cancel()
+        gate.open()
+        URLSessionTransport.offCooperativeThreads { task.cancel() }
     }
 
     /// Waits for the response head (or the task's failure).
@@ -41,11 +59,11 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 if resumeNow {
                     continuation.resume(throwing: ParleyError(.transport, "The request ended before its response head arrived."))
                 } else {
-                    task.resume()
+                    URLSessionTransport.offCooperativeThreads { task.resume() }
                 }
             }
         } onCancel: {
-            task.cancel()
+            cancel(task)
         }
     }
 
@@ -71,10 +89,12 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        gate.received(data.count)
         bodyContinuation.yield(ArraySlice(data))
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        upload?.finish()
         let waiting = phase.withLock { phase -> CheckedContinuation<URLResponse, any Error>? in
             defer { phase = .finished }
             if case .waitingForHead(let continuation) = phase { return continuation }
@@ -87,7 +107,7 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
             error = nil
         }
         if let error {
-            let failure = URLSessionTransport.translate(error)
+            let failure = upload?.failure() ?? URLSessionTransport.translate(error)
             if let waiting {
                 waiting.resume(throwing: failure)
             }
@@ -101,12 +121,13 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
             completedNormally.withLock { $0 = true }
             bodyContinuation.finish()
         }
+        onComplete()
     }
 
     /// Cancels the data task unless it already completed: the body was dropped before its end.
     func abandon() {
         guard !completedNormally.withLock({ $0 }) else { return }
-        task.withLock { $0 }?.cancel()
+        if let task = task.withLock({ $0 }) { cancel(task) }
     }
 
     /// The response body. It ends only when the task completed; a stream cut short by cancellation throws
@@ -136,7 +157,10 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
             var base: AsyncThrowingStream<ArraySlice<UInt8>, any Error>.AsyncIterator
 
             mutating func next() async throws -> ArraySlice<UInt8>? {
-                if let chunk = try await base.next() { return chunk }
+                if let chunk = try await base.next() {
+                    delegate.gate.consumed(chunk.count)
+                    return chunk
+                }
                 guard delegate.completedNormally.withLock({ $0 }) else {
                     throw ParleyError(.cancelled, "The response body was cut short because the call was cancelled.")
                 }

@@ -9,25 +9,32 @@ import Parley
 
 extension URLSessionTransport {
     /// Sends on an injected session with a completion-handler data task: the response arrives whole.
-    func sendBuffered(_ urlRequest: URLRequest, method: HTTPRequest.Method) async throws -> (HTTPResponse, HTTPBody?) {
+    func sendBuffered(
+        _ urlRequest: URLRequest,
+        method: HTTPRequest.Method,
+        upload: StreamedRequestBody?
+    ) async throws -> (HTTPResponse, HTTPBody?) {
         let state = LockedState<BufferedTaskState>(.notStarted)
         let (data, urlResponse) = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
-                let task = session.dataTask(with: urlRequest) { data, response, error in
-                    if let error {
-                        continuation.resume(throwing: Self.translate(error))
-                    } else if let response {
-                        continuation.resume(returning: (data ?? Data(), response))
-                    } else {
-                        continuation.resume(throwing: ParleyError(.transport, "URLSession returned neither a response nor an error."))
+                Self.offCooperativeThreads { [session] in
+                    let task = session.dataTask(with: urlRequest) { data, response, error in
+                        upload?.finish()
+                        if let error {
+                            continuation.resume(throwing: upload?.failure() ?? Self.translate(error))
+                        } else if let response {
+                            continuation.resume(returning: (data ?? Data(), response))
+                        } else {
+                            continuation.resume(throwing: ParleyError(.transport, "URLSession returned neither a response nor an error."))
+                        }
                     }
+                    let start = state.withLock { state -> Bool in
+                        if case .cancelled = state { return false }
+                        state = .running(task)
+                        return true
+                    }
+                    if start { task.resume() } else { task.cancel() }
                 }
-                let start = state.withLock { state -> Bool in
-                    if case .cancelled = state { return false }
-                    state = .running(task)
-                    return true
-                }
-                if start { task.resume() } else { task.cancel() }
             }
         } onCancel: {
             let task = state.withLock { state -> URLSessionTask? in
@@ -35,7 +42,8 @@ extension URLSessionTransport {
                 if case .running(let task) = state { return task }
                 return nil
             }
-            task?.cancel()
+            upload?.cancel()  // first: cancelling waits for the session's queue, which may be reading the body
+            if let task { Self.offCooperativeThreads { task.cancel() } }
         }
         guard let http = urlResponse as? HTTPURLResponse else {
             throw ParleyError(.transport, "The response is not an HTTP response (\(type(of: urlResponse))).")

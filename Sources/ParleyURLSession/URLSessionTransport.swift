@@ -13,12 +13,14 @@ public import Parley
 /// The session you pass is used as is and never invalidated (each request gets its own task delegate).
 /// The response head is returned as soon as it arrives and the body streams chunk by chunk, so a size limit
 /// stops the download early; cancelling the calling task or dropping the body cancels the data task.
-/// Request bodies are collected before sending. Failures are reported as ``ParleyError``.
+/// Request bodies of known length up to 256 KiB are sent from memory; larger ones, and bodies of unknown length
+/// (sent chunked), stream through a 1 MiB buffer on Linux. Failures are reported as ``ParleyError``.
 public struct URLSessionTransport: ShutdownTransport {
-    /// The session requests run on.
+    /// The session requests run on: the one you passed, or the first of the sessions this transport made.
+    /// An owned transport runs each request in flight on a session of its own with `session`'s configuration.
     public let session: URLSession
-    /// Routes task events when this transport owns ``session``; `nil` for an injected session.
-    let router: SessionRouter?
+    /// The sessions this transport owns (``session`` is the first of them); `nil` for an injected session.
+    let pool: SessionPool?
 
     /// A transport on a session you own (such as `URLSession.shared`). Parley never invalidates it.
     ///
@@ -26,20 +28,24 @@ public struct URLSessionTransport: ShutdownTransport {
     /// so the body is buffered by URLSession before Parley sees it; use ``init(configuration:)`` to stream.
     public init(session: URLSession) {
         self.session = session
-        self.router = nil
+        self.pool = nil
     }
 
-    /// A transport that creates its own session from `configuration` and streams every response.
-    /// ``shutdown()`` (or `Client.shutdown()`) invalidates the session once its tasks finished.
+    /// A transport that creates its own sessions from `configuration` and streams every response, with
+    /// back-pressure: a consumer more than 2 MiB behind stops the transfer instead of letting it fill memory
+    /// (on Linux this also pauses the process's other URLSession transfers until it caught up to 512 KiB, since
+    /// FoundationNetworking runs them all on one queue). Each request in flight runs on a session of its own
+    /// (reused afterwards, see ``session``).
+    /// ``shutdown()`` (or `Client.shutdown()`) invalidates the sessions once their tasks finished.
     public init(configuration: URLSessionConfiguration = .default) {
-        let router = SessionRouter()
-        self.session = URLSession(configuration: configuration, delegate: router, delegateQueue: nil)
-        self.router = router
+        let pool = SessionPool(configuration: configuration)
+        self.session = pool.primary
+        self.pool = pool
     }
 
-    /// Invalidates the session if this transport created it; an injected session is left alone.
+    /// Invalidates the sessions if this transport created them; an injected session is left alone.
     public func shutdown() async throws {
-        if router != nil { session.finishTasksAndInvalidate() }
+        pool?.shutdown()
     }
 
     /// Sends the request on a data task.
@@ -50,26 +56,27 @@ public struct URLSessionTransport: ShutdownTransport {
         operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
         var urlRequest = try Self.urlRequest(for: request, baseURL: baseURL)
-        if let body {
-            do {
-                urlRequest.httpBody = try await Data(collecting: body, upTo: .max)
-            } catch {
-                throw ParleyError.wrapping(error, as: .transport, "The request body could not be read: \(error).")
-            }
+        let upload = try await Self.attach(body, to: &urlRequest)
+        do {
+            try Task.checkCancellation()
+        } catch {
+            upload?.cancel()
+            throw error
         }
-        try Task.checkCancellation()
-        guard let router else { return try await sendBuffered(urlRequest, method: request.method) }
-        let delegate = StreamingTaskDelegate()
-        let task = session.dataTask(with: urlRequest)
-        router.register(delegate, for: task)
+        guard let pool else { return try await sendBuffered(urlRequest, method: request.method, upload: upload) }
+        let gate = ResponseGate()
+        let member = pool.lease(gatedBy: gate)
+        let delegate = StreamingTaskDelegate(upload: upload, gate: gate, onComplete: { pool.release(member) })
+        let task = await Self.dataTask(on: member.session, for: urlRequest)
+        member.router.register(delegate, for: task)
         let urlResponse = try await delegate.head(of: task)
         guard let http = urlResponse as? HTTPURLResponse else {
-            task.cancel()
+            delegate.cancel(task)
             throw ParleyError(.transport, "The response is not an HTTP response (\(type(of: urlResponse))).")
         }
         let response = Self.response(http)
         if request.method == .head {
-            task.cancel()
+            delegate.cancel(task)
             return (response, nil)
         }
         // URLSession hands over decoded bytes: with a Content-Encoding, the declared length is not theirs.

@@ -1,0 +1,64 @@
+#if canImport(FoundationNetworking)
+import Foundation
+import FoundationNetworking
+#else
+import Foundation
+#endif
+import OpenAPIRuntime
+import Parley
+
+extension URLSessionTransport {
+    /// The largest body of known length that is collected into `httpBody` rather than streamed.
+    static let collectedBodyLimit: Int64 = 256 * 1024
+
+    /// Puts `body` on `urlRequest`: small bodies of known length as `httpBody`, anything else streamed through
+    /// `httpBodyStream` on Linux (collected on Apple platforms, where an `InputStream` subclass is not read).
+    ///
+    /// FoundationNetworking gives curl no length for a stream, so curl would send it chunked, and add
+    /// `Transfer-Encoding: chunked` beside a `Content-Length` we set. For a known length this sets
+    /// `Content-Length` and a blank `Transfer-Encoding`, which curl reads as "no transfer encoding": the body
+    /// goes out raw with its length. (FoundationNetworking already drops `Expect: 100-continue` for a body it
+    /// was given, so nothing waits a second for a `100 Continue`.) An unknown length goes out chunked.
+    ///
+    /// curl reads the stream on FoundationNetworking's work queue, one serial queue for all sessions of the
+    /// process: while the body's source is behind, other URLSession transfers wait. The producer keeps up to
+    /// 1 MiB ready, so a source that is faster than the network (memory, a file) makes those waits short.
+    static func attach(_ body: HTTPBody?, to urlRequest: inout URLRequest) async throws -> StreamedRequestBody? {
+        guard let body else { return nil }
+        let known: Int64? = if case .known(let length) = body.length { length } else { nil }
+        #if canImport(FoundationNetworking)
+        if known.map({ $0 > collectedBodyLimit }) ?? true {
+            let upload = StreamedRequestBody(body, length: known)
+            urlRequest.httpBodyStream = upload.makeInputStream()
+            if let known {
+                urlRequest.setValue(String(known), forHTTPHeaderField: "Content-Length")
+                urlRequest.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
+            } else {
+                urlRequest.setValue(nil, forHTTPHeaderField: "Content-Length")
+            }
+            return upload
+        }
+        #endif
+        do {
+            urlRequest.httpBody = try await Data(collecting: body, upTo: .max)
+        } catch {
+            throw ParleyError.wrapping(error, as: .transport, "The request body could not be read: \(error).")
+        }
+        return nil
+    }
+
+
+    /// Runs `call` on a Dispatch thread: FoundationNetworking's `resume()`, `cancel()` and task creation wait
+    /// for its work queue, which on Linux is one serial queue for every session in the process and waits in turn
+    /// while a streamed body is behind. A Swift task must not wait there: the body's producer may need its thread.
+    static func offCooperativeThreads(_ call: @escaping @Sendable () -> Void) {
+        DispatchQueue.global().async(execute: call)
+    }
+
+    /// Creates a data task for `urlRequest` on `session` without waiting on a cooperative thread.
+    static func dataTask(on session: URLSession, for urlRequest: URLRequest) async -> URLSessionDataTask {
+        await withCheckedContinuation { continuation in
+            offCooperativeThreads { continuation.resume(returning: session.dataTask(with: urlRequest)) }
+        }
+    }
+}

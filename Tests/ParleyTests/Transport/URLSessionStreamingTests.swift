@@ -1,0 +1,132 @@
+import Crypto
+import Foundation
+import OpenAPIRuntime
+import Parley
+import ParleyURLSession
+import Testing
+
+/// Request bodies streamed by `URLSessionTransport` (FoundationNetworking's `httpBodyStream` on Linux), checked
+/// by the demo server's `POST /upload`, which hashes what it received.
+@Suite("URLSession streaming")
+struct URLSessionStreamingTests {
+    @Test("a 64 MiB body of known length streams with its Content-Length, byte-identical")
+    func knownLengthUpload() async throws {
+        let chunks = Chunks(count: 1024)
+        let report = try await withDemoClient(.urlSession) { client, _ in
+            try await client.send(Upload(content: HTTPBody(chunks, length: .known(chunks.length), iterationBehavior: .single)))
+        }
+        #expect(report.bytes == 64 << 20)
+        #expect(report.contentLength == 64 << 20)
+        #expect(report.sha256 == chunks.sha256())
+    }
+
+    @Test("a body of unknown length streams chunked, byte-identical")
+    func unknownLengthUpload() async throws {
+        let chunks = Chunks(count: 80)
+        let report = try await withDemoClient(.urlSession) { client, _ in
+            try await client.send(Upload(content: HTTPBody(chunks, length: .unknown, iterationBehavior: .single)))
+        }
+        #expect(report.bytes == chunks.length)
+        #expect(report.contentLength == nil)
+        #expect(report.sha256 == chunks.sha256())
+    }
+
+    @Test("a body whose sequence throws midway fails the call instead of sending it cut short", arguments: [true, false])
+    func failingBody(knownLength: Bool) async throws {
+        let chunks = Chunks(count: 64, failingAt: 20)
+        try await withDemoClient(.urlSession) { client, _ in
+            let length: HTTPBody.Length = knownLength ? .known(chunks.length) : .unknown
+            let error = await expectParleyError(.transport) {
+                try await client.send(Upload(content: HTTPBody(chunks, length: length, iterationBehavior: .single)))
+            }
+            #expect(error?.underlying is Chunks.ChunkError, "\(String(describing: error))")
+        }
+    }
+
+    @Test("a body shorter than its declared length fails the call")
+    func shortBody() async throws {
+        let chunks = Chunks(count: 16)
+        try await withDemoClient(.urlSession) { client, _ in
+            await expectParleyError(.transport) {
+                try await client.send(Upload(content: HTTPBody(chunks, length: .known(chunks.length + 1), iterationBehavior: .single)))
+            }
+        }
+    }
+
+    @Test("cancelling a call whose body is stalled ends it, and the client goes on working")
+    func cancelStalledUpload() async throws {
+        let (stream, feed) = AsyncStream<ArraySlice<UInt8>>.makeStream()
+        try await withDemoClient(.urlSession) { client, _ in
+            feed.yield(ArraySlice([UInt8](repeating: 7, count: 512 << 10)))
+            let upload = Task {
+                try await client.send(Upload(content: HTTPBody(stream, length: .known(1 << 20), iterationBehavior: .single)))
+            }
+            // FoundationNetworking now waits inside the body's read for bytes that never come; cancelling must fail
+            // that read first, or URLSession's cancel() would wait for it.
+            upload.cancel()
+            await expectParleyError(.cancelled) { try await upload.value }
+            feed.finish()
+            let echo = try await client.send(EchoEndpoint())
+            #expect(echo.method == "GET")
+        }
+    }
+}
+
+extension URLSessionStreamingTests {
+    /// `POST /upload` with a streamed body.
+    struct Upload: Endpoint {
+        typealias Response = Report
+        let content: HTTPBody
+        var method: HTTPRequest.Method { .post }
+        var path: Path { "/upload" }
+        var body: RequestBody { .stream(content, contentType: "application/octet-stream") }
+    }
+
+    /// What `/upload` saw.
+    struct Report: Decodable, Sendable {
+        let bytes: Int64
+        let sha256: String
+        let contentType: String?
+        let contentLength: Int64?
+    }
+
+    /// `count` chunks of 64 KiB with distinct contents; throws ``ChunkError`` instead of chunk `failingAt`.
+    struct Chunks: AsyncSequence, Sendable {
+        typealias Element = ArraySlice<UInt8>
+        struct ChunkError: Error {}
+
+        let count: Int
+        var failingAt: Int? = nil
+        static let size = 64 << 10
+
+        var length: Int64 { Int64(count * Self.size) }
+
+        /// 64 KiB + 251 bytes; chunk `i` starts at offset `i % 251`, so neighbouring chunks differ.
+        private static let pattern: [UInt8] = (0..<(size + 251)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+
+        static func chunk(_ index: Int) -> ArraySlice<UInt8> {
+            let start = index % 251
+            return pattern[start..<(start + size)]
+        }
+
+        func sha256() -> String {
+            var hasher = SHA256()
+            for index in 0..<count { Self.chunk(index).withUnsafeBytes { hasher.update(bufferPointer: $0) } }
+            return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        }
+
+        func makeAsyncIterator() -> Iterator { Iterator(chunks: self) }
+
+        struct Iterator: AsyncIteratorProtocol {
+            let chunks: Chunks
+            var index = 0
+
+            mutating func next() async throws -> ArraySlice<UInt8>? {
+                guard index < chunks.count else { return nil }
+                if index == chunks.failingAt { throw ChunkError() }
+                defer { index += 1 }
+                return Chunks.chunk(index)
+            }
+        }
+    }
+}
