@@ -1,8 +1,11 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Parley
 
 /// The 1 GiB upload and download against curl on both transports, and each one's peak memory in a process of its
-/// own. `--quick` transfers 256 MiB, 3 timed rounds; the full run 1 GiB, 5 rounds (names keep `1g`).
+/// own. `--quick` transfers 256 MiB, 2 timed rounds; the full run 1 GiB, 5 rounds (names keep `1g`).
 struct TransferRuns {
     /// Lines printed above the table.
     var notes: [String] = []
@@ -17,15 +20,17 @@ struct TransferRuns {
     ) async throws -> TransferRuns {
         var rows = TransferRuns()
         let transfers = ["upload-1g-vs-curl", "upload-1g-urlsession-vs-curl", "download-1g-vs-curl", "download-1g-urlsession-vs-curl"]
+        // Table only, no ratio line: URLSession without Parley against curl (selected by name or `diagnostics`).
+        let diagnostics = ["diagnostic-upload-1g-rawurlsession-vs-curl", "diagnostic-download-1g-rawurlsession-vs-curl"]
         let memory = [
             ("upload-1g", "ahc", "upload"), ("upload-1g-urlsession", "urlsession", "upload"),
             ("download-1g", "ahc", "download"), ("download-1g-urlsession", "urlsession", "download"),
         ]
-        let wanted = transfers.filter { selected($0, "transfers") }
+        let wanted = transfers.filter { selected($0, "transfers") } + diagnostics.filter { selected($0, "diagnostics") }
         let wantedMemory = memory.filter { selected("rss-" + $0.0, "rss") }
         guard !wanted.isEmpty || !wantedMemory.isEmpty else { return rows }
         let size = quick ? 256 << 20 : 1 << 30
-        let transferRounds = quick ? 3 : 5
+        let transferRounds = quick ? 2 : 5
         let urlSessionClient = Client(baseURL: baseURL, transport: TransferSetup.urlSessionTransport())
         let setup = try await TransferSetup.make(baseURL: baseURL, size: size, probe: parley)
         defer { setup.remove() }
@@ -36,10 +41,23 @@ struct TransferRuns {
         )
         let downloaded = setup.destination("download.bin")
         let clients = [("AsyncHTTPClientTransport", parley), ("URLSessionTransport", urlSessionClient)]
+        let session = URLSession(configuration: TransferSetup.urlSessionConfiguration())
         for name in wanted {
             let (label, client) = name.contains("urlsession") ? clients[1] : clients[0]
             let comparison =
-                name.hasPrefix("upload")
+                name == diagnostics[0]
+                ? TransferComparison(
+                    name: name, parleyName: "URLSession.upload(for:fromFile:), no Parley", curlName: "curl -T FILE",
+                    parley: { try await setup.rawURLSessionUpload(session) }, curl: { try await setup.curlUpload() }, afterEach: {}
+                )
+                : name == diagnostics[1]
+                ? TransferComparison(
+                    name: name, parleyName: "URLSession.download(from:) + move, no Parley", curlName: "curl -o FILE",
+                    parley: { try await setup.rawURLSessionDownload(session, to: downloaded) },
+                    curl: { try await setup.curlDownload(to: downloaded) },
+                    afterEach: { try? FileManager.default.removeItem(at: downloaded) }
+                )
+                : name.hasPrefix("upload")
                 ? TransferComparison(
                     name: name, parleyName: "Parley upload(fromFile:), \(label)", curlName: "curl -T FILE",
                     parley: { try await setup.upload(with: client) }, curl: { try await setup.curlUpload() }, afterEach: {}
@@ -58,7 +76,7 @@ struct TransferRuns {
                     + "\(Int(b.medianThroughput)) MiB/s | \(b.percentile(0.5).milliseconds) | \(b.percentile(0.99).milliseconds) | "
                     + String(format: "%.3f", ratio) + " |"
             )
-            rows.ratios.append("ratio \(name) " + String(format: "%.3f", ratio))
+            if !name.hasPrefix("diagnostic-") { rows.ratios.append("ratio \(name) " + String(format: "%.3f", ratio)) }
             FileHandle.standardError.write(Data("done: \(name)\n".utf8))
         }
         for (name, transport, direction) in wantedMemory {
@@ -74,6 +92,7 @@ struct TransferRuns {
             FileHandle.standardError.write(Data("done: rss \(name)\n".utf8))
         }
         try await urlSessionClient.shutdown()
+        session.finishTasksAndInvalidate()
         return rows
     }
 }

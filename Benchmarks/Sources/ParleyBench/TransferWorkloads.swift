@@ -76,10 +76,14 @@ struct TransferSetup: Sendable {
     /// The URLSession transport as a user who transfers files would set it up: its own sessions (which
     /// stream), no response cache (so a 1 GiB body is not copied into one).
     static func urlSessionTransport() -> URLSessionTransport {
+        URLSessionTransport(configuration: urlSessionConfiguration())
+    }
+
+    static func urlSessionConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.default
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        return URLSessionTransport(configuration: configuration)
+        return configuration
     }
 
     /// Parley uploads the file; the server's report must count every byte.
@@ -110,6 +114,30 @@ struct TransferSetup: Sendable {
         _ = try await Curl.run(["-sS", "--fail", "-o", destination.path, downloadURL])
         let length = try FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int
         guard length == size else { throw BenchError.mismatch("curl downloaded \(length ?? -1) of \(size) bytes") }
+    }
+}
+
+/// Foundation's URLSession used directly (a download task, an upload task from the file), no Parley: for the
+/// `diagnostic-…-rawurlsession-…` rows, which separate FoundationNetworking's own cost from the transport's.
+extension TransferSetup {
+    func rawURLSessionDownload(_ session: URLSession, to destination: URL) async throws {
+        guard let url = URL(string: downloadURL) else { throw BenchError.usage(downloadURL) }
+        let (location, response) = try await session.download(from: url)
+        guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw BenchError.status(-1) }
+        try FileManager.default.moveItem(at: location, to: destination)
+        let length = try FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int
+        guard length == size else { throw BenchError.mismatch("URLSession downloaded \(length ?? -1) of \(size) bytes") }
+    }
+
+    func rawURLSessionUpload(_ session: URLSession) async throws {
+        guard let url = URL(string: baseURL.absoluteString + "/upload") else { throw BenchError.usage("upload URL") }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+        let (data, response) = try await session.upload(for: request, fromFile: source)
+        guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw BenchError.status(-1) }
+        let report = try JSONDecoder().decode(UploadReport.self, from: data)
+        guard report.bytes == size else { throw BenchError.mismatch("the server received \(report.bytes) of \(size) bytes from URLSession") }
     }
 }
 
