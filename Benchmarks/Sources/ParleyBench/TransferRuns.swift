@@ -13,12 +13,15 @@ struct TransferRuns {
     /// `ratio NAME VALUE` and `rss NAME MIB` lines.
     var ratios: [String] = []
 
-    /// Runs the selected transfer comparisons (`transfers` selects all four) and memory measurements (`rss`
-    /// selects all four; one is `rss-NAME`) and returns their rows.
-    static func run(
-        baseURL: URL, client parley: Client, quick: Bool, selected: (String, String?) -> Bool
-    ) async throws -> TransferRuns {
+    /// Runs the transfer comparisons and memory measurements that `only` names (all when `nil`; `transfers`
+    /// selects the four comparisons, `rss` the four memory lines, one being `rss-NAME`) and returns their rows.
+    /// The diagnostic rows run only when named (or `diagnostics` is): a bare URLSession upload takes ~15 s per GiB.
+    static func run(baseURL: URL, client parley: Client, quick: Bool, only: Set<String>?) async throws -> TransferRuns {
         var rows = TransferRuns()
+        func selected(_ name: String, _ group: String) -> Bool {
+            guard let only else { return true }
+            return only.contains(name) || only.contains(group)
+        }
         let transfers = ["upload-1g-vs-curl", "upload-1g-urlsession-vs-curl", "download-1g-vs-curl", "download-1g-urlsession-vs-curl"]
         // Table only, no ratio line: URLSession without Parley against curl (selected by name or `diagnostics`).
         let diagnostics = ["diagnostic-upload-1g-rawurlsession-vs-curl", "diagnostic-download-1g-rawurlsession-vs-curl"]
@@ -26,7 +29,7 @@ struct TransferRuns {
             ("upload-1g", "ahc", "upload"), ("upload-1g-urlsession", "urlsession", "upload"),
             ("download-1g", "ahc", "download"), ("download-1g-urlsession", "urlsession", "download"),
         ]
-        let wanted = transfers.filter { selected($0, "transfers") } + diagnostics.filter { selected($0, "diagnostics") }
+        let wanted = transfers.filter { selected($0, "transfers") } + diagnostics.filter { only?.contains($0) == true || only?.contains("diagnostics") == true }
         let wantedMemory = memory.filter { selected("rss-" + $0.0, "rss") }
         guard !wanted.isEmpty || !wantedMemory.isEmpty else { return rows }
         let size = quick ? 256 << 20 : 1 << 30

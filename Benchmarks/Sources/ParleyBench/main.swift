@@ -9,7 +9,8 @@ import ParleyJSONRPC
 import ParleyJSONRPCWebSocket
 
 // Usage: ParleyBench --server http://127.0.0.1:PORT [--rpc-ws ws://127.0.0.1:PORT/rpc/ws] [--quick] [--only NAME,…]
-// (`--only` takes comparison names, `transfers` for the four transfer comparisons and `rss` for the memory lines.)
+// (`--only` takes comparison names, `transfers` for the four transfer comparisons, `rss` for the memory lines and
+// `diagnostics` for the bare-URLSession transfer rows, which run only when named.)
 let arguments = CommandLine.arguments
 // The child process of an `rss …` line: one transfer and nothing else (see RSSTransfer.swift).
 if arguments.count > 1, arguments[1] == "rss-transfer" {
@@ -246,7 +247,7 @@ var notes: [String] = []
 if comparisons.contains(where: { selected($0.name) }) {
     notes.append("Rounds: \(rounds) per side, alternating Parley and baseline after a warm-up; medians of per-round throughput.")
 }
-let transferRows = try await TransferRuns.run(baseURL: baseURL, client: parley, quick: quick, selected: selected)
+let transferRows = try await TransferRuns.run(baseURL: baseURL, client: parley, quick: quick, only: only)
 notes += transferRows.notes
 table += transferRows.table
 ratios += transferRows.ratios
