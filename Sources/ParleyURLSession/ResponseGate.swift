@@ -18,7 +18,7 @@ import Parley
 ///
 /// That work queue is one serial queue for every URLSession of the process (FoundationNetworking 6.x), so while
 /// a consumer is behind, every other URLSession transfer waits too. A body that is dropped or cancelled opens its
-/// gate at once; a body kept but never read holds them until it is.
+/// gate at once; a body kept but never read holds them ``maxHold`` per curl write.
 final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is only read or written while `condition` is locked.
     /// Unconsumed bytes above which delivery stops.
     static let highWater = 2 << 20
@@ -33,11 +33,17 @@ final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is on
     private var paused = false
     private var isOpen = false
 
-    /// Waits until one more delegate event may be queued. Runs on the session's work queue.
+    /// The longest one event is held. Past it the event goes through anyway, so a response whose consumer waits
+    /// for another response of the same process (read one after the other while both are in flight) slows that
+    /// one to a crawl instead of deadlocking it; a stopped consumer's buffer grows by one curl write per hold.
+    static let maxHold: TimeInterval = 2
+
+    /// Waits until one more delegate event may be queued, or ``maxHold``. Runs on the session's work queue.
     func admit() {
         condition.lock()
+        let deadline = Date(timeIntervalSinceNow: Self.maxHold)
         while !isOpen && (paused || pending >= Self.maxPendingEvents) {
-            condition.wait()
+            if !condition.wait(until: deadline) { break }
         }
         pending += 1
         condition.unlock()

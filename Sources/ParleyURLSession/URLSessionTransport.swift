@@ -34,8 +34,9 @@ public struct URLSessionTransport: ShutdownTransport {
     /// A transport that creates its own sessions from `configuration` and streams every response, with
     /// back-pressure: a consumer more than 2 MiB behind stops the transfer instead of letting it fill memory
     /// (on Linux this also pauses the process's other URLSession transfers until it caught up to 512 KiB, since
-    /// FoundationNetworking runs them all on one queue). Each request in flight runs on a session of its own
-    /// (reused afterwards, see ``session``).
+    /// FoundationNetworking runs them all on one queue; a hold lasts at most 2 s per curl write, so responses
+    /// read one after the other while both are in flight crawl rather than deadlock). Each request in flight runs
+    /// on a session of its own (reused afterwards, see ``session``).
     /// ``shutdown()`` (or `Client.shutdown()`) invalidates the sessions once their tasks finished.
     public init(configuration: URLSessionConfiguration = .default) {
         let pool = SessionPool(configuration: configuration)

@@ -72,6 +72,47 @@ struct URLSessionStreamingTests {
     }
 }
 
+/// Response back-pressure of an owned session, seen from the demo server's `/written` probe (asked over
+/// AsyncHTTPClient: while the gate holds FoundationNetworking's shared work queue, URLSession waits too).
+@Suite("URLSession response back-pressure")
+struct URLSessionBackPressureTests {
+    struct Written: Decodable, Sendable {
+        let written: Int
+        let blocked: Bool
+    }
+
+    @Test("a consumer that stops reading holds the server's writes, and the rest then arrives intact")
+    func slowConsumer() async throws {
+        let size = 64 << 20
+        try await withDemoClient(.asyncHTTPClient) { probe, server in
+            let transport = URLSessionTransport()
+            let baseURL = try #require(URL(string: server.baseURL))
+            let request = HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/download?n=\(size)&key=slow")
+            let (response, body) = try await transport.send(request, body: nil, baseURL: baseURL, operationID: "download")
+            #expect(response.status == .ok)
+            var chunks = try #require(body).makeAsyncIterator()
+            var received = 0
+            var intact = true
+            func check(_ chunk: ArraySlice<UInt8>) {
+                for (offset, byte) in chunk.enumerated() where byte != UInt8((received + offset) % 251) {
+                    intact = false
+                    break
+                }
+                received += chunk.count
+            }
+            if let first = try await chunks.next() { check(first) }
+            // Nothing is read now: the server's writes must block well before the 64 MiB are sent.
+            let written = try await probe.send(Get<Written>(path: "/written", query: ["key": "slow"]))
+            #expect(written.blocked)
+            #expect(written.written < 24 << 20, "the server wrote \(written.written) bytes to a consumer that stopped")
+            while let chunk = try await chunks.next() { check(chunk) }
+            #expect(received == size)
+            #expect(intact)
+            try await transport.shutdown()
+        }
+    }
+}
+
 extension URLSessionStreamingTests {
     /// `POST /upload` with a streamed body.
     struct Upload: Endpoint {
