@@ -31,7 +31,12 @@ final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is on
     private var unconsumed = 0
     private var pending = 0
     private var paused = false
-    private var isOpen = false
+    private var isOpen: Bool
+
+    /// A gate that holds deliveries when `holding`, or one that only counts (back-pressure off).
+    init(holding: Bool) {
+        isOpen = !holding
+    }
 
     /// The longest one event is held. Past it the event goes through anyway, so a response whose consumer waits
     /// for another response of the same process (read one after the other while both are in flight) slows that

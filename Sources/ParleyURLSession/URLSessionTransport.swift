@@ -21,27 +21,34 @@ public struct URLSessionTransport: ShutdownTransport {
     public let session: URLSession
     /// The sessions this transport owns (``session`` is the first of them); `nil` for an injected session.
     let pool: SessionPool?
+    /// Whether responses on owned sessions are held while their consumer is behind (see ``init(configuration:backPressure:)``).
+    let backPressure: Bool
 
     /// A transport on a session you own (such as `URLSession.shared`). Parley never invalidates it.
     ///
     /// On Linux, FoundationNetworking delivers a response to an injected session only when it is complete,
-    /// so the body is buffered by URLSession before Parley sees it; use ``init(configuration:)`` to stream.
+    /// so the body is buffered by URLSession before Parley sees it; use ``init(configuration:backPressure:)`` to stream.
     public init(session: URLSession) {
         self.session = session
         self.pool = nil
+        self.backPressure = false
     }
 
-    /// A transport that creates its own sessions from `configuration` and streams every response, with
-    /// back-pressure: a consumer more than 2 MiB behind stops the transfer instead of letting it fill memory
-    /// (on Linux this also pauses the process's other URLSession transfers until it caught up to 512 KiB, since
-    /// FoundationNetworking runs them all on one queue; a hold lasts at most 2 s per curl write, so responses
-    /// read one after the other while both are in flight crawl rather than deadlock). Each request in flight runs
-    /// on a session of its own (reused afterwards, see ``session``).
+    /// A transport that creates its own sessions from `configuration` and streams every response. Each request
+    /// in flight runs on a session of its own (reused afterwards, see ``session``).
     /// ``shutdown()`` (or `Client.shutdown()`) invalidates the sessions once their tasks finished.
-    public init(configuration: URLSessionConfiguration = .default) {
+    ///
+    /// - Parameter backPressure: Stop a response while its consumer is more than 2 MiB behind, until it caught up
+    ///   to 512 KiB, so a slow consumer does not make the transport buffer the whole body. Off by default: on
+    ///   Linux the only way to stop FoundationNetworking is to hold its work queue, which is shared by every
+    ///   URLSession of the process, so the hold pauses all of them (at most 2 s per curl write, so responses read
+    ///   one after the other while both are in flight crawl rather than deadlock). Without it, a response
+    ///   arriving faster than it is consumed is buffered whole. On Apple platforms the flag changes nothing else.
+    public init(configuration: URLSessionConfiguration = .default, backPressure: Bool = false) {
         let pool = SessionPool(configuration: configuration)
         self.session = pool.primary
         self.pool = pool
+        self.backPressure = backPressure
     }
 
     /// Invalidates the sessions if this transport created them; an injected session is left alone.
@@ -65,7 +72,7 @@ public struct URLSessionTransport: ShutdownTransport {
             throw error
         }
         guard let pool else { return try await sendBuffered(urlRequest, method: request.method, upload: upload) }
-        let gate = ResponseGate()
+        let gate = ResponseGate(holding: backPressure)
         let member = pool.lease(gatedBy: gate)
         let delegate = StreamingTaskDelegate(upload: upload, gate: gate, onComplete: { pool.release(member) })
         let task = await Self.dataTask(on: member.session, for: urlRequest)
