@@ -101,7 +101,8 @@ final class MultipartCollector {
             return
         }
         let filename = parameters.first("filename")
-        let text = filename == nil && part.bytes <= MultipartPartReport.maxText ? String(validating: part.prefix, as: UTF8.self) : nil
+        let text =
+            filename == nil && part.bytes <= MultipartPartReport.maxText ? String(validating: part.prefix, as: UTF8.self) : nil
         self.parts.append(
             MultipartPartReport(
                 name: name,

@@ -19,7 +19,8 @@ enum MultipartRoute {
             case .failure(let failure): return DemoResponses.error(failure.message, status: .badRequest)
             }
             let collector = MultipartCollector(boundary: boundary)
-            let result = try await events.closingOnStop(context.channel) { () async throws -> Result<[MultipartPartReport], MultipartFailure> in
+            let result = try await events.closingOnStop(context.channel) {
+                () async throws -> Result<[MultipartPartReport], MultipartFailure> in
                 // After a failure the rest of the body is still read (and dropped), so that the client
                 // can finish sending and read the 400 instead of seeing its connection reset.
                 var failure: MultipartFailure?
