@@ -29,11 +29,16 @@ extension DemoWalkthrough {
             throw error
         }
         let summary = await shown.value
-        print("  the server read \(report.bytes) bytes (Content-Length \(report.contentLength.map(String.init) ?? "none")) in "
-            + "\(ByteCount.duration(summary.elapsed)), SHA-256 \(report.sha256)")
+        print(
+            "  the server read \(report.bytes) bytes (Content-Length \(report.contentLength.map(String.init) ?? "none")) in "
+                + "\(ByteCount.duration(summary.elapsed)), SHA-256 \(report.sha256)"
+        )
         guard report.bytes == Self.uploadSize, report.sha256 == digest else {
-            throw ParleyError(.validation, "The server read \(report.bytes) bytes with SHA-256 \(report.sha256); the file has "
-                + "\(Self.uploadSize) bytes with SHA-256 \(digest).")
+            throw ParleyError(
+                .validation,
+                "The server read \(report.bytes) bytes with SHA-256 \(report.sha256); the file has "
+                    + "\(Self.uploadSize) bytes with SHA-256 \(digest)."
+            )
         }
         print("  same size and SHA-256 as the file here\n")
     }
@@ -81,7 +86,8 @@ private struct ConnectionLog: ClientMiddleware {
         operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        let resume = HTTPField.Name("Last-Event-ID").flatMap { request.headerFields[$0] }.map { " with Last-Event-ID: \($0)" } ?? ""
+        let resume =
+            HTTPField.Name("Last-Event-ID").flatMap { request.headerFields[$0] }.map { " with Last-Event-ID: \($0)" } ?? ""
         let (response, responseBody) = try await next(request, body, baseURL)
         print("  connected\(resume): \(response.status.code) \(response.status.reasonPhrase)")
         return (response, responseBody)

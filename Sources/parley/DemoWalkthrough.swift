@@ -42,6 +42,7 @@ struct DemoWalkthrough {
         await showFailure { try await client.send(GetProfile(id: 1)) }
         try await jsonRPC(url)
         try await upload(client)
+        try await serverSentEvents(url)
         print("Done.")
     }
 

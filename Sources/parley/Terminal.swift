@@ -1,11 +1,12 @@
 import Foundation
 import Parley
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The process's standard streams, written unbuffered, and whether they are terminals.

@@ -60,7 +60,12 @@ struct UploadCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let endpoint = try URLEndpoint(url: url, method: method.httpMethod, headers: URLEndpoint.parseHeaders(headers), name: "upload")
+        let endpoint = try URLEndpoint(
+            url: url,
+            method: method.httpMethod,
+            headers: URLEndpoint.parseHeaders(headers),
+            name: "upload"
+        )
         let client = Client(baseURL: endpoint.origin)
         let run = TransferRun(verb: "uploaded")
         let start = ContinuousClock.now
