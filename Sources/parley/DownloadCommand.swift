@@ -12,11 +12,11 @@ struct DownloadCommand: AsyncParsableCommand {
             Examples:
               parley download http://127.0.0.1:8080/download?n=1073741824 big.bin
               parley download --resume http://127.0.0.1:8080/download?n=1073741824 big.bin
-            The body is written to .FILE.parley-partial next to FILE and renamed to FILE only once complete, so a
-            failed download never leaves a truncated FILE. When the server supports ranges, the partial file is
-            kept after a failure and --resume asks only for the missing bytes (and starts again from the first
-            byte when the file changed on the server). On a terminal a progress bar is drawn on standard error;
-            otherwise a one-line summary is written there at the end. The exit status is 0 for a 2xx answer, 1
+            The body is written to .FILE.parley-partial next to FILE and renamed to FILE only once complete, so a \
+            failed download never leaves a truncated FILE. When the server supports ranges, the partial file is \
+            kept after a failure and --resume asks only for the missing bytes (and starts again from the first \
+            byte when the file changed on the server). On a terminal a progress bar is drawn on standard error; \
+            otherwise a one-line summary is written there at the end. The exit status is 0 for a 2xx answer, 1 \
             otherwise (the error is printed on standard error).
             """
     )

@@ -13,10 +13,10 @@ struct UploadCommand: AsyncParsableCommand {
               parley upload http://127.0.0.1:8080/upload backup.tar
               parley upload --method PUT --content-type image/png http://127.0.0.1:8080/avatars/7 avatar.png
               parley upload --header 'Authorization: Bearer TOKEN' http://127.0.0.1:8080/upload data.bin
-            The file is read from disk as it is sent (constant memory) with its size as Content-Length. On a
-            terminal a progress bar is drawn on standard error; otherwise a one-line summary is written there at
-            the end. The response body is printed on standard output: indented JSON on a terminal, exactly the
-            bytes received otherwise. The exit status is 0 for a 2xx answer, 1 otherwise (the error is printed on
+            The file is read from disk as it is sent (constant memory) with its size as Content-Length. On a \
+            terminal a progress bar is drawn on standard error; otherwise a one-line summary is written there at \
+            the end. The response body is printed on standard output: indented JSON on a terminal, exactly the \
+            bytes received otherwise. The exit status is 0 for a 2xx answer, 1 otherwise (the error is printed on \
             standard error).
             """
     )
