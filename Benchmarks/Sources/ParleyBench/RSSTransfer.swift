@@ -4,7 +4,7 @@ import ParleyAsyncHTTPClient
 import ParleyURLSession
 
 /// Peak resident memory of one transfer, measured in a process that does nothing else:
-/// `ParleyBench rss-transfer --server URL --transport ahc|urlsession --direction upload|download --bytes N
+/// `ParleyBench rss-transfer --server URL --transport ahc|urlsession|urlsession-backpressure --direction upload|download --bytes N
 /// --file PATH [--route download|bytes]` (PATH: the file to upload, or where to download to).
 ///
 /// The child sets up the client and makes one small request (the connection open, the code paths loaded), then
@@ -40,6 +40,7 @@ enum RSSTransfer {
         let transport: any ShutdownTransport =
             switch try value("--transport") {
             case "urlsession": TransferSetup.urlSessionTransport()
+            case "urlsession-backpressure": TransferSetup.urlSessionTransport(backPressure: true)
             default: AsyncHTTPClientTransport(configuration: AsyncHTTPClientTransport.defaultConfiguration)
             }
         let client = Client(baseURL: baseURL, transport: transport)

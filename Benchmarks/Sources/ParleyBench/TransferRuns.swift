@@ -28,6 +28,8 @@ struct TransferRuns {
         let memory = [
             ("upload-1g", "ahc", "upload"), ("upload-1g-urlsession", "urlsession", "upload"),
             ("download-1g", "ahc", "download"), ("download-1g-urlsession", "urlsession", "download"),
+            // URLSessionTransport(configuration:backPressure: true): the opt-in that bounds a download's buffer.
+            ("download-1g-urlsession-backpressure", "urlsession-backpressure", "download"),
         ]
         let wanted = transfers.filter { selected($0, "transfers") } + diagnostics.filter { only?.contains($0) == true || only?.contains("diagnostics") == true }
         let wantedMemory = memory.filter { selected("rss-" + $0.0, "rss") }
@@ -82,11 +84,15 @@ struct TransferRuns {
             if !name.hasPrefix("diagnostic-") { rows.ratios.append("ratio \(name) " + String(format: "%.3f", ratio)) }
             FileHandle.standardError.write(Data("done: \(name)\n".utf8))
         }
+        let transportLabels = [
+            "ahc": "AsyncHTTPClientTransport", "urlsession": "URLSessionTransport",
+            "urlsession-backpressure": "URLSessionTransport(backPressure: true)",
+        ]
         for (name, transport, direction) in wantedMemory {
             let figure = try await RSSTransfer.measure(transport: transport, direction: direction, setup: setup, server: baseURL)
             let mib = figure.aboveIdleMiB
             rows.table.append(
-                "| rss \(name) (\(sizeLabel(size))) | \(transport == "ahc" ? "AsyncHTTPClientTransport" : "URLSessionTransport"): peak RSS "
+                "| rss \(name) (\(sizeLabel(size))) | \(transportLabels[transport] ?? transport): peak RSS "
                     + "above idle (idle \(figure.baselineKiB / 1_024) MiB, transfer " + String(format: "%.1f s", figure.seconds)
                     + (figure.peakReset ? "" : ", peak not reset: an upper bound") + ") | "
                     + String(format: "%.1f MiB", mib) + " | | | target | < 32 MiB | | | " + (mib < 32 ? "met" : "not met") + " |"
