@@ -39,12 +39,13 @@ public struct URLSessionTransport: ShutdownTransport {
     /// ``shutdown()`` (or `Client.shutdown()`) invalidates the sessions once their tasks finished.
     ///
     /// - Parameter backPressure: Stop a response while its consumer is more than 2 MiB behind, until it caught up
-    ///   to 512 KiB, so a slow consumer does not make the transport buffer the whole body. Off by default: on
-    ///   Linux the only way to stop FoundationNetworking is to hold its work queue, which is shared by every
-    ///   URLSession of the process, so the hold pauses all of them (at most 2 s per curl write, so responses read
-    ///   one after the other while both are in flight crawl rather than deadlock). Without it, a response
-    ///   arriving faster than it is consumed is buffered whole. On Apple platforms the flag changes nothing else.
-    public init(configuration: URLSessionConfiguration = .default, backPressure: Bool = false) {
+    ///   to 512 KiB, so a slow consumer does not make the transport buffer the whole body (on by default: a 1 GiB
+    ///   download stays within a few MiB). On Linux the only way to stop FoundationNetworking is to hold its work
+    ///   queue, which every URLSession of the process shares, so while one consumer is behind all URLSession
+    ///   transfers of the process wait (at most 2 s per curl write, so two responses read one after the other while
+    ///   both are in flight crawl rather than deadlock). Pass `false` to buffer instead: nothing waits, but a
+    ///   response that arrives faster than it is read is held in memory whole. On Apple platforms it changes nothing.
+    public init(configuration: URLSessionConfiguration = .default, backPressure: Bool = true) {
         let pool = SessionPool(configuration: configuration)
         self.session = pool.primary
         self.pool = pool
