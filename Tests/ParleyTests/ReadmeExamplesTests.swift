@@ -41,6 +41,24 @@ enum Readme {
         static let name = "sum"
         let params: [Int]
     }
+
+    struct UploadFile: Endpoint {
+        typealias Response = JSONValue
+        var method: HTTPRequest.Method { .post }
+        var path: Path { "/upload" }
+    }
+
+    struct DownloadFile: Endpoint {
+        typealias Response = Data
+        var path: Path { "/download" }
+        var query: Query { ["n": "8388608"] }
+    }
+
+    struct Ticks: Endpoint {
+        typealias Response = Data
+        var path: Path { "/sse" }
+        var query: Query { ["count": "3"] }
+    }
 }
 
 extension Readme {
@@ -104,6 +122,31 @@ extension Readme {
                 return
             }
             #expect(error.jsonRPCError?.code == -32601)
+        }
+
+        @Test("the streaming example runs")
+        func streaming() async throws {
+            let server = try await DemoServer.start()
+            defer { Task { await server.stop() } }
+            let client = Client(baseURL: try #require(URL(string: server.baseURL)))
+            let folder = FileManager.default.temporaryDirectory.appending(path: "parley-readme-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let file = folder.appending(path: "upload.bin")
+            let destination = folder.appending(path: "download.bin")
+            #expect(FileManager.default.createFile(atPath: file.path, contents: Data(count: 8 << 20)))
+
+            let upload = client.upload(UploadFile(), fromFile: file, contentType: "application/octet-stream")
+            for await progress in upload.progress { print(progress) }      // 1048576 of 8388608 bytes (12%) …
+            let stored = try await upload.value
+
+            let saved = try await client.download(DownloadFile(), to: destination, resume: true).value
+            print(saved.bytes, saved.resumedFrom)
+
+            for try await event in client.events(Ticks()) { print(event.type, event.lastEventID, event.data) }
+
+            #expect(stored["bytes"] == .int(8_388_608))
+            #expect(saved.bytes == 8_388_608)
         }
     }
 }

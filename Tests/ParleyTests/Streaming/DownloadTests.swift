@@ -4,9 +4,9 @@ import Testing
 
 @Suite("Downloads to file")
 struct DownloadTests {
-    static let size = 64 << 20
+    static let size = Pattern.largeTransferSize
 
-    @Test("a 64 MiB download is byte-identical (SHA-256), with monotonic progress and no file left behind", arguments: TransportKind.allCases)
+    @Test("a large download (64 MiB) is byte-identical (SHA-256), with monotonic progress and no file left behind", arguments: TransportKind.allCases)
     func largeDownload(_ transport: TransportKind) async throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }

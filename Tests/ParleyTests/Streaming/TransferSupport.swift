@@ -25,6 +25,10 @@ struct ScratchFolder {
 
 /// The demo server's byte pattern: byte `i` is `i % 251`.
 enum Pattern {
+    /// The size of the large upload and download tests: 64 MiB, or `PARLEY_TRANSFER_TEST_MIB` MiB (scripts/test's
+    /// ThreadSanitizer run uses 8).
+    static let largeTransferSize = (ProcessInfo.processInfo.environment["PARLEY_TRANSFER_TEST_MIB"].flatMap(Int.init) ?? 64) << 20
+
     static func bytes(_ range: Range<Int>) -> [UInt8] { range.map { UInt8($0 % 251) } }
 
     /// Writes `count` pattern bytes to `url`, 1 MiB at a time.

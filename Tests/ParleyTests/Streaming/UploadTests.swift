@@ -7,9 +7,9 @@ import Testing
 
 @Suite("Uploads from file")
 struct UploadTests {
-    static let size = 64 << 20
+    static let size = Pattern.largeTransferSize
 
-    @Test("a 64 MiB file arrives whole (SHA-256 on the server), with Content-Length and monotonic progress", arguments: TransportKind.allCases)
+    @Test("a large file (64 MiB) arrives whole (SHA-256 on the server), with Content-Length and monotonic progress", arguments: TransportKind.allCases)
     func largeUpload(_ transport: TransportKind) async throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }
