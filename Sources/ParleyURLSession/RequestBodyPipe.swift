@@ -108,26 +108,24 @@ final class RequestBodyPipe: @unchecked Sendable {  // SAFE: `state` is only rea
 
     /// The body failed (or the call was cancelled): the reader aborts the transfer, the producer stops.
     func fail(_ error: any Error) {
-        condition.lock()
-        switch state.end {
-        case nil: state.end = .failed(error)
-        case .finished where state.buffered > 0: state.end = .failed(error)
-        default: break  // the first failure stays; a body already read whole is not failed afterwards
+        dropBuffer { state in
+            switch state.end {
+            case nil: state.end = .failed(error)
+            case .finished where state.buffered > 0: state.end = .failed(error)
+            default: break  // the first failure stays; a body already read whole is not failed afterwards
+            }
         }
-        state.chunks = []
-        state.head = 0
-        state.buffered = 0
-        let writer = state.writer
-        state.writer = nil
-        condition.broadcast()
-        condition.unlock()
-        writer?.resume(returning: false)
     }
 
     /// The transfer is over (completed or failed): wakes and stops the producer, and any reader.
     func close() {
+        dropBuffer { $0.closed = true }
+    }
+
+    /// Applies `update`, drops the buffered bytes, and wakes the producer (told to stop) and any reader.
+    private func dropBuffer(_ update: (inout State) -> Void) {
         condition.lock()
-        state.closed = true
+        update(&state)
         state.chunks = []
         state.head = 0
         state.buffered = 0
