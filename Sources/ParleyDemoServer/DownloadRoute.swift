@@ -25,8 +25,8 @@ enum DownloadRoute {
             guard let key = RequestTarget(request).queryItems.first("key") else {
                 return DemoResponses.error("query parameter 'key' is required", status: .badRequest)
             }
-            let (written, blocked) = await probe.waitUntilBlocked(key)
-            return try DemoResponses.json(WrittenReport(written: written, blocked: blocked))
+            let (written, queued, blocked) = await probe.waitUntilBlocked(key)
+            return try DemoResponses.json(WrittenReport(written: written, queued: queued, blocked: blocked))
         }
     }
 
@@ -64,7 +64,7 @@ enum DownloadRoute {
         case .whole:
             (status, start, count) = (.ok, 0, options.size)
         }
-        if let key = options.key { probe.begin(key) }
+        if let key = options.key { probe.begin(key, channel: channel) }
         let body = ResponseBody(contentLength: options.chunked ? nil : count) { writer in
             try await events.closingOnStop(channel) {
                 let stopAt = min(count, options.cutAfter ?? count)
@@ -99,7 +99,10 @@ enum DownloadRoute {
 
     /// Body of a `/written` answer.
     private struct WrittenReport: Encodable {
+        /// Body bytes written to the socket.
         let written: Int
+        /// Body bytes the response handed to NIO that are still in the server's outbound buffer.
+        let queued: Int
         let blocked: Bool
     }
 }

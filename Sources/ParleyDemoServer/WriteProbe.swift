@@ -1,4 +1,5 @@
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// Records, per client-chosen key, how many body bytes a streamed response has handed to its
 /// connection and since when its current write has been suspended, so that a test can observe
@@ -10,13 +11,15 @@ final class WriteProbe: Sendable {
         var written = 0
         /// When the write in progress started, `nil` between writes.
         var pendingSince: ContinuousClock.Instant?
+        /// The connection the response goes out on.
+        var channel: (any Channel)?
     }
 
     private let entries = NIOLockedValueBox<[String: Snapshot]>([:])
 
     /// Starts recording a new response for `key`, forgetting an earlier one.
-    func begin(_ key: String) {
-        self.entries.withLockedValue { $0[key] = Snapshot() }
+    func begin(_ key: String, channel: any Channel) {
+        self.entries.withLockedValue { $0[key] = Snapshot(channel: channel) }
     }
 
     /// Runs `write` (one body write of `bytes` bytes) and records it for `key`.
@@ -30,11 +33,29 @@ final class WriteProbe: Sendable {
     /// Waits until `key`'s response has been suspended on one write for at least `threshold`, or
     /// `timeout` has elapsed (or the task is cancelled).
     ///
-    /// - Returns: the bytes written so far and whether the writer was seen blocked.
+    /// A completed `writer.write` only means the bytes were handed to NIO: they may still sit in the channel's
+    /// outbound buffer (while the event loop lags, a writer can hand over far more than the writability watermark
+    /// before it is told to wait). So `written` is what left the process (handed minus still buffered in the
+    /// channel), and `queued` what is still buffered.
+    ///
+    /// - Returns: the bytes written to the socket, the bytes still queued in the server, and whether the writer
+    ///   was seen blocked.
     func waitUntilBlocked(
         _ key: String,
         threshold: Duration = .milliseconds(200),
         timeout: Duration = .seconds(5)
+    ) async -> (written: Int, queued: Int, blocked: Bool) {
+        let (handed, blocked) = await self.waitUntilBlockedHanded(key, threshold: threshold, timeout: timeout)
+        let channel = self.entries.withLockedValue { $0[key]?.channel }
+        // Runs on the channel's event loop after the writes already submitted to it, so it sees them.
+        let queued = (try? await channel?.getOption(.bufferedWritableBytes)) ?? 0
+        return (handed - queued, queued, blocked)
+    }
+
+    private func waitUntilBlockedHanded(
+        _ key: String,
+        threshold: Duration,
+        timeout: Duration
     ) async -> (written: Int, blocked: Bool) {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
