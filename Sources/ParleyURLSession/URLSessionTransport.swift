@@ -39,13 +39,15 @@ public struct URLSessionTransport: ShutdownTransport {
     /// ``shutdown()`` (or `Client.shutdown()`) invalidates the sessions once their tasks finished.
     ///
     /// - Parameter backPressure: Stop a response while its consumer is more than 2 MiB behind, until it caught up
-    ///   to 512 KiB, so a slow consumer does not make the transport buffer the whole body (on by default: a 1 GiB
-    ///   download stays within a few MiB). On Linux the only way to stop FoundationNetworking is to hold its work
-    ///   queue, which every URLSession of the process shares, so while one consumer is behind all URLSession
-    ///   transfers of the process wait (at most 2 s per curl write, so two responses read one after the other while
-    ///   both are in flight crawl rather than deadlock). Pass `false` to buffer instead: nothing waits, but a
-    ///   response that arrives faster than it is read is held in memory whole. On Apple platforms it changes nothing.
-    public init(configuration: URLSessionConfiguration = .default, backPressure: Bool = true) {
+    ///   to 512 KiB, so a slow consumer does not make the transport buffer the whole body (a 1 GiB download then
+    ///   stays within a few MiB; without it a download written to disk peaked at ~200 MiB). Off by default: on
+    ///   Linux the only way to stop FoundationNetworking is to hold its work queue, which every URLSession of the
+    ///   process shares, so while one consumer is behind every URLSession transfer of the process waits (at most
+    ///   2 s per curl write; two responses read one after the other crawl rather than deadlock). In a test suite
+    ///   running many transfers at once, that pushed unrelated 300 ms calls past 10 s. Turn it on for a process
+    ///   that streams large responses over URLSession and does little else with it, or use
+    ///   `AsyncHTTPClientTransport`, whose back-pressure is per connection. On Apple platforms it changes nothing.
+    public init(configuration: URLSessionConfiguration = .default, backPressure: Bool = false) {
         let pool = SessionPool(configuration: configuration)
         self.session = pool.primary
         self.pool = pool

@@ -75,7 +75,7 @@ struct TransferSetup: Sendable {
 
     /// The URLSession transport as a user who transfers files would set it up: its own sessions (which
     /// stream), no response cache (so a 1 GiB body is not copied into one).
-    static func urlSessionTransport(backPressure: Bool = true) -> URLSessionTransport {
+    static func urlSessionTransport(backPressure: Bool = false) -> URLSessionTransport {
         URLSessionTransport(configuration: urlSessionConfiguration(), backPressure: backPressure)
     }
 
