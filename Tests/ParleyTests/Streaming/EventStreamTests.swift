@@ -48,12 +48,12 @@ struct EventStreamTests {
             for try await event in stream { ids.append(event.lastEventID) }
             #expect(ids == (0..<7).map(String.init))
             let stats = try await client.send(Get<Stats>(path: "/sse/stats", query: ["key": key]))
-            // Every reconnection named the last event received, never an earlier one, the last one event 6. (Where the connection broke depends on
-            // how many of the events written before the cut the transport delivered, so the exact IDs vary.)
-            let resumedFrom = stats.lastEventIDs.dropFirst().compactMap { Int($0) }
+            // Every reconnection named the last event received (none: ""), never an earlier one, the last one event
+            // 6. (Where the connection broke depends on how many of the events written before the cut the server had
+            // flushed, so the exact IDs vary.)
+            let resumedFrom = stats.lastEventIDs.map { Int($0) ?? -1 }
             #expect(stats.lastEventIDs.first == "")
-            #expect(resumedFrom.count == stats.lastEventIDs.count - 1 && resumedFrom.count >= 2, "\(stats.lastEventIDs)")
-            #expect(resumedFrom == resumedFrom.sorted() && resumedFrom.last == 6, "\(stats.lastEventIDs)")
+            #expect(resumedFrom.count >= 3 && resumedFrom == resumedFrom.sorted() && resumedFrom.last == 6, "\(stats.lastEventIDs)")
         }
     }
 

@@ -29,7 +29,16 @@ enum Pattern {
     /// ThreadSanitizer run uses 8).
     static let largeTransferSize = (ProcessInfo.processInfo.environment["PARLEY_TRANSFER_TEST_MIB"].flatMap(Int.init) ?? 64) << 20
 
-    static func bytes(_ range: Range<Int>) -> [UInt8] { range.map { UInt8($0 % 251) } }
+    /// 1 MiB and one period of pattern bytes, made once: any chunk of up to 1 MiB is a slice of it. (Building
+    /// pattern bytes one by one takes seconds per 64 MiB in a debug build, holding one of the two cooperative
+    /// threads the whole suite shares.)
+    private static let block: [UInt8] = (0..<((1 << 20) + 251)).map { UInt8($0 % 251) }
+    private static let digests = Mutex<[Int: String]>([:])
+
+    /// Pattern bytes `offset ..< offset + length`, `length` at most 1 MiB.
+    static func chunk(at offset: Int, length: Int) -> ArraySlice<UInt8> {
+        block[(offset % 251)..<(offset % 251 + length)]
+    }
 
     /// Writes `count` pattern bytes to `url`, 1 MiB at a time.
     static func write(_ count: Int, to url: URL) throws {
@@ -39,21 +48,24 @@ enum Pattern {
         var offset = 0
         while offset < count {
             let length = min(1 << 20, count - offset)
-            try handle.write(contentsOf: bytes(offset..<(offset + length)))
+            try handle.write(contentsOf: chunk(at: offset, length: length))
             offset += length
         }
     }
 
-    /// The SHA-256 of the first `count` pattern bytes, as lowercase hex.
+    /// The SHA-256 of the first `count` pattern bytes, as lowercase hex (computed once per count).
     static func sha256(_ count: Int) -> String {
+        if let known = digests.withLock({ $0[count] }) { return known }
         var hasher = SHA256()
         var offset = 0
         while offset < count {
             let length = min(1 << 20, count - offset)
-            hasher.update(data: bytes(offset..<(offset + length)))
+            chunk(at: offset, length: length).withUnsafeBytes { hasher.update(bufferPointer: $0) }
             offset += length
         }
-        return hex(hasher.finalize())
+        let digest = hex(hasher.finalize())
+        digests.withLock { $0[count] = digest }
+        return digest
     }
 }
 

@@ -151,15 +151,14 @@ extension URLSessionStreamingTests {
         /// 64 KiB + 251 bytes; chunk `i` starts at offset `i % 251`, so neighbouring chunks differ.
         private static let pattern: [UInt8] = (0..<(size + 251)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
 
+        /// Chunk `index` of the demo server's byte pattern (a slice of a block made once: building bytes one by one
+        /// takes seconds per 64 MiB in a debug build, on a cooperative thread the whole suite shares).
         static func chunk(_ index: Int) -> ArraySlice<UInt8> {
-            let start = index % 251
-            return pattern[start..<(start + size)]
+            Pattern.chunk(at: index * size, length: size)
         }
 
         func sha256() -> String {
-            var hasher = SHA256()
-            for index in 0..<count { Self.chunk(index).withUnsafeBytes { hasher.update(bufferPointer: $0) } }
-            return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+            Pattern.sha256(count * Self.size)
         }
 
         func makeAsyncIterator() -> Iterator { Iterator(chunks: self) }
