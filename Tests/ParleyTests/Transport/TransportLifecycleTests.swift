@@ -15,18 +15,25 @@ struct TransportLifecycleTests {
     func injectedHTTPClient() async throws {
         let httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
         let server = try await DemoServer.start()
-        let client = Client(
-            baseURL: try #require(URL(string: server.baseURL)),
-            transport: AsyncHTTPClientTransport(client: httpClient)
-        )
-        let sent21 = try await client.send(GetUser(id: 1))
-        #expect(sent21.id == 1)
-        try await client.shutdown()
-        // Still usable: Parley did not shut it down.
-        let direct = try await httpClient.execute(HTTPClientRequest(url: server.baseURL + "/text"), timeout: .seconds(5))
-        #expect(direct.status.code == 200)
-        let sent26 = try await client.send(GetUser(id: 2))
-        #expect(sent26.id == 2)
+        do {
+            let client = Client(
+                baseURL: try #require(URL(string: server.baseURL)),
+                transport: AsyncHTTPClientTransport(client: httpClient)
+            )
+            let sent21 = try await client.send(GetUser(id: 1))
+            #expect(sent21.id == 1)
+            try await client.shutdown()
+            // Still usable: Parley did not shut it down.
+            let direct = try await httpClient.execute(HTTPClientRequest(url: server.baseURL + "/text"), timeout: .seconds(60))
+            #expect(direct.status.code == 200)
+            let sent26 = try await client.send(GetUser(id: 2))
+            #expect(sent26.id == 2)
+        } catch {
+            // An HTTPClient released without shutdown() traps in debug builds: shut it down on every path.
+            try? await httpClient.shutdown()
+            await server.stop()
+            throw error
+        }
         try await httpClient.shutdown()
         await server.stop()
     }
