@@ -29,6 +29,16 @@ extension Client {
         /// The most bytes a buffering decoder collects; larger bodies fail with
         /// ``ParleyError/Kind/bodyTooLarge``. Default: 32 MiB.
         public var maxResponseBodySize: Int
+        /// How redirects are followed. Default: up to 5 hops, no `https` → `http` downgrade, credentials kept
+        /// only within the origin. Parley follows redirects itself, the same way on every transport.
+        public var redirects: RedirectPolicy
+        /// How `gzip` and `deflate` response bodies are decoded, with limits on the inflated size and ratio;
+        /// `nil` leaves bodies as they arrive (and sends no `Accept-Encoding`). Default: on.
+        public var decompression: ResponseDecompression?
+        /// The most calls of this client in flight at once (each holds its slot until its response body has been
+        /// read or dropped); further calls wait for a slot, in order, and can be cancelled while they wait.
+        /// `nil` (the default) for no limit.
+        public var maxConcurrentRequests: Int?
 
         /// The defaults, with any field overridden.
         public init(
@@ -39,7 +49,10 @@ extension Client {
             acceptableContentTypes: [String]? = nil,
             validators: [ResponseValidator] = [],
             timeout: Duration? = nil,
-            maxResponseBodySize: Int = 32 * 1024 * 1024
+            maxResponseBodySize: Int = 32 * 1024 * 1024,
+            redirects: RedirectPolicy = RedirectPolicy(),
+            decompression: ResponseDecompression? = ResponseDecompression(),
+            maxConcurrentRequests: Int? = nil
         ) {
             self.headers = headers
             self.jsonEncoder = jsonEncoder
@@ -49,6 +62,9 @@ extension Client {
             self.validators = validators
             self.timeout = timeout
             self.maxResponseBodySize = maxResponseBodySize
+            self.redirects = redirects
+            self.decompression = decompression
+            self.maxConcurrentRequests = maxConcurrentRequests
         }
     }
 }

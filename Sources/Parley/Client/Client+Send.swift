@@ -53,7 +53,7 @@ extension Client {
         var (request, body) = try makeRequest(endpoint, body: override)
         if let progress, let unwrapped = body { body = CountingBody.wrap(unwrapped, reporter: progress) }
         do {
-            let (response, responseBody) = try await run(request, body: body, operationID: endpoint.name)
+            let (response, responseBody) = try await run(request, body: body, context: CallContext(endpointName: endpoint.name, isIdempotent: endpoint.isIdempotent))
             let value = try await decode(endpoint, response: response, body: responseBody)
             return (value, response)
         } catch {
@@ -66,27 +66,57 @@ extension Client {
         }
     }
 
-    /// Runs the middleware chain around the transport.
+    /// Runs the middleware chain around the transport, inside the client's concurrency limit and with
+    /// `context` as ``CallContext/current``. Innermost, under the middlewares, each hop of a redirect is
+    /// followed by the client's ``RedirectPolicy`` and each response body is decoded by its
+    /// ``ResponseDecompression``.
     func run(
         _ request: HTTPRequest,
         body: HTTPBody?,
-        operationID: String
+        context: CallContext
     ) async throws(ParleyError) -> (HTTPResponse, HTTPBody?) {
+        let permit = try await limiter?.acquire()
+        do {
+            let (response, responseBody) = try await Self.typed {
+                try await CallContext.$current.withValue(context) {
+                    try await self.chain(request, body: body, operationID: context.endpointName)
+                }
+            }
+            guard let permit else { return (response, responseBody) }
+            // The slot is held until the body has been read to its end or dropped.
+            return (response, ConcurrencyLimiter.holding(permit, until: responseBody))
+        } catch {
+            permit?.release()
+            throw error
+        }
+    }
+
+    /// The middlewares, outermost first, around the redirect follower, the decompression and the transport.
+    private func chain(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        operationID: String
+    ) async throws -> (HTTPResponse, HTTPBody?) {
         let transport = self.transport
-        if middlewares.isEmpty {
-            // No chain to build: call the transport directly (no closure allocated per call).
+        let decompression = configuration.decompression
+        let hop: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, body, url in
+            let request = decompression?.prepare(request) ?? request
+            let response: HTTPResponse
+            let responseBody: HTTPBody?
             do {
-                return try await transport.send(request, body: body, baseURL: baseURL, operationID: operationID)
+                (response, responseBody) = try await transport.send(request, body: body, baseURL: url, operationID: operationID)
             } catch {
                 throw Self.transportFailure(error)
             }
+            guard let decompression else { return (response, responseBody) }
+            return try decompression.decode(response, body: responseBody)
+        }
+        let redirects = RedirectFollower(policy: configuration.redirects)
+        if middlewares.isEmpty {
+            return try await redirects.send(request, body: body, baseURL: baseURL, hop: hop)
         }
         var next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, body, url in
-            do {
-                return try await transport.send(request, body: body, baseURL: url, operationID: operationID)
-            } catch {
-                throw Self.transportFailure(error)
-            }
+            try await redirects.send(request, body: body, baseURL: url, hop: hop)
         }
         for middleware in middlewares.reversed() {
             let downstream = next
@@ -103,7 +133,7 @@ extension Client {
                 }
             }
         }
-        return try await Self.typed { try await next(request, body, baseURL) }
+        return try await next(request, body, baseURL)
     }
 
     /// A transport's failure as a `ParleyError` (``ParleyError/Kind/cancelled`` when the task was cancelled).

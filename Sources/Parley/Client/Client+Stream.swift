@@ -37,7 +37,11 @@ extension Client {
                 request.headerFields.append(field)
             }
             do throws(ParleyError) {
-                let (response, responseBody) = try await self.run(request, body: requestBody, operationID: endpoint.name)
+                let (response, responseBody) = try await self.run(
+                    request,
+                    body: requestBody,
+                    context: CallContext(endpointName: endpoint.name, isIdempotent: endpoint.isIdempotent)
+                )
                 // A resumed download expects 206 or 416, which are the server's answers to the Range it sent.
                 let code = response.status.code
                 if !(rangeRequested && (code == 206 || code == 416)) {

@@ -25,6 +25,8 @@ public struct Client: Sendable {
     /// Settings: default headers, coders, validation, timeout, limits.
     public let configuration: Configuration
     let base: Result<BaseURL, ParleyError>
+    /// Holds calls beyond ``Configuration/maxConcurrentRequests``; shared by the copies of this client.
+    let limiter: ConcurrencyLimiter?
 
     /// A client for `baseURL` on `transport`.
     ///
@@ -50,6 +52,7 @@ public struct Client: Sendable {
         self.middlewares = middlewares
         self.configuration = configuration
         self.base = Result { () throws(ParleyError) in try BaseURL(baseURL) }
+        self.limiter = configuration.maxConcurrentRequests.map { ConcurrencyLimiter(limit: $0) }
     }
 
     /// Shuts down the transport if it owns resources (a transport that created its own HTTP client).

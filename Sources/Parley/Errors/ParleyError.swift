@@ -13,7 +13,7 @@ public struct ParleyError: Error, Sendable, CustomStringConvertible {
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
         enum Code: String, Sendable {
             case invalidRequest, encoding, transport, timeout, cancelled, unacceptableStatus, decoding
-            case validation, middleware, bodyTooLarge, jsonRPCError, jsonRPCProtocol
+            case validation, middleware, bodyTooLarge, jsonRPCError, jsonRPCProtocol, redirect, authentication
         }
 
         let code: Code
@@ -36,8 +36,15 @@ public struct ParleyError: Error, Sendable, CustomStringConvertible {
         public static let validation = Kind(code: .validation)
         /// A middleware failed with an error of its own.
         public static let middleware = Kind(code: .middleware)
-        /// The response body is larger than the limit for buffered bodies.
+        /// The response body is larger than the limit for buffered bodies, or a compressed body inflates past the
+        /// decompression limits (size or ratio).
         public static let bodyTooLarge = Kind(code: .bodyTooLarge)
+        /// A redirect was not followed: more hops than the policy allows, a loop, a downgrade from `https` to
+        /// `http`, an unusable `Location`, or a 307/308 that would need a request body that cannot be sent again.
+        public static let redirect = Kind(code: .redirect)
+        /// Credentials could not be obtained: the token provider failed to produce or refresh a token. The
+        /// message never contains the credentials themselves.
+        public static let authentication = Kind(code: .authentication)
         /// The JSON-RPC peer answered with an error object; ``ParleyError/underlying`` is the `JSONRPCError`
         /// (code, message, data).
         public static let jsonRPCError = Kind(code: .jsonRPCError)

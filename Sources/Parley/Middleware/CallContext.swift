@@ -1,0 +1,46 @@
+public import HTTPTypes
+
+/// What Parley knows about the call in progress, for middlewares to read: the endpoint's name, whether it may
+/// be sent again, and which attempt this is.
+///
+/// `Client` sets it (as a task-local value) around its middleware chain; the ``Retry`` middleware sets
+/// ``attempt`` for everything downstream of it, so a logging or metrics middleware installed after `Retry`
+/// sees every attempt with its number. Outside a `Client` (a middleware installed in an OpenAPI-generated
+/// client) ``current`` is `nil`, and Parley's middlewares fall back to the request's method.
+///
+/// ```swift
+/// struct LogAttempts: ClientMiddleware {
+///     func intercept(…) async throws -> (HTTPResponse, HTTPBody?) {
+///         let attempt = CallContext.current?.attempt ?? 1
+///         …
+///     }
+/// }
+/// ```
+public struct CallContext: Sendable {
+    /// The endpoint's ``Endpoint/name``.
+    public var endpointName: String
+    /// Whether the request may be sent more than once with the same effect (``Endpoint/isIdempotent``).
+    public var isIdempotent: Bool
+    /// The attempt number, from 1. ``Retry`` counts up for each attempt it makes.
+    public var attempt: Int
+
+    /// A context.
+    public init(endpointName: String, isIdempotent: Bool, attempt: Int = 1) {
+        self.endpointName = endpointName
+        self.isIdempotent = isIdempotent
+        self.attempt = attempt
+    }
+
+    /// The context of the call running in this task, if it runs in a `Client`.
+    @TaskLocal public static var current: CallContext?
+}
+
+extension HTTPRequest.Method {
+    /// Whether RFC 9110 defines the method as idempotent: GET, HEAD, PUT, DELETE, OPTIONS, TRACE.
+    public var isIdempotent: Bool {
+        switch self {
+        case .get, .head, .put, .delete, .options, .trace: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import OpenAPIRuntime
+
+/// Lets at most `limit` calls run at once; the others wait in order for a slot, and can be cancelled while
+/// they wait. Backs ``Client/Configuration/maxConcurrentRequests``.
+final class ConcurrencyLimiter: Sendable {
+    private struct Waiter {
+        let id: UInt64
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var available: Int
+        var waiters: [Waiter] = []
+        var head = 0
+        var nextID: UInt64 = 0
+        /// Waiters whose task was cancelled before they were queued.
+        var cancelledEarly: Set<UInt64> = []
+    }
+
+    let limit: Int
+    private let state: LockedState<State>
+
+    init(limit: Int) {
+        self.limit = max(1, limit)
+        self.state = LockedState(State(available: max(1, limit)))
+    }
+
+    /// A slot, released by ``Permit/release()`` or when the permit is dropped.
+    final class Permit: Sendable {
+        private let limiter: ConcurrencyLimiter
+        private let released = LockedState(false)
+
+        fileprivate init(_ limiter: ConcurrencyLimiter) { self.limiter = limiter }
+
+        /// Gives the slot back (once; later calls do nothing).
+        func release() {
+            let first = released.withLock { released in
+                defer { released = true }
+                return !released
+            }
+            if first { limiter.handBack() }
+        }
+
+        deinit { release() }
+    }
+
+    /// Waits for a slot. Fails with ``ParleyError/Kind/cancelled`` if the task is cancelled while waiting.
+    func acquire() async throws(ParleyError) -> Permit {
+        let id: UInt64? = state.withLock { state in
+            if state.available > 0 {
+                state.available -= 1
+                return nil
+            }
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        guard let id else { return Permit(self) }
+        do {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    let cancelled = state.withLock { state in
+                        if state.cancelledEarly.remove(id) != nil { return true }
+                        state.waiters.append(Waiter(id: id, continuation: continuation))
+                        return false
+                    }
+                    if cancelled { continuation.resume(throwing: CancellationError()) }
+                }
+            } onCancel: {
+                let waiter: Waiter? = state.withLock { state in
+                    if let index = state.waiters[state.head...].firstIndex(where: { $0.id == id }) {
+                        return state.waiters.remove(at: index)
+                    }
+                    state.cancelledEarly.insert(id)
+                    return nil
+                }
+                waiter?.continuation.resume(throwing: CancellationError())
+            }
+        } catch {
+            throw ParleyError(
+                .cancelled,
+                "The call was cancelled while it waited for one of the client's \(limit) concurrent request slots."
+            )
+        }
+        return Permit(self)
+    }
+
+    /// Passes a returned slot to the first waiter, or makes it available.
+    private func handBack() {
+        let next: Waiter? = state.withLock { state in
+            guard state.head < state.waiters.count else {
+                state.available += 1
+                return nil
+            }
+            let waiter = state.waiters[state.head]
+            state.head += 1
+            if state.head > 64, state.head * 2 > state.waiters.count {
+                state.waiters.removeFirst(state.head)
+                state.head = 0
+            }
+            return waiter
+        }
+        next?.continuation.resume()
+    }
+
+    /// `body` with `permit` released when it has been read to its end, fails, or is dropped; `permit` is
+    /// released at once when there is no body.
+    static func holding(_ permit: Permit, until body: HTTPBody?) -> HTTPBody? {
+        guard let body else {
+            permit.release()
+            return nil
+        }
+        return HTTPBody(
+            PermitHoldingSequence(base: body, permit: permit),
+            length: body.length,
+            iterationBehavior: body.iterationBehavior
+        )
+    }
+}
+
+/// A body that keeps its permit until it is read to the end or dropped.
+private struct PermitHoldingSequence: AsyncSequence, Sendable {
+    typealias Element = ArraySlice<UInt8>
+    typealias Failure = any Error
+    let base: HTTPBody
+    let permit: ConcurrencyLimiter.Permit
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: HTTPBody.AsyncIterator
+        let permit: ConcurrencyLimiter.Permit
+
+        mutating func next() async throws -> ArraySlice<UInt8>? {
+            do {
+                guard let chunk = try await base.next() else {
+                    permit.release()
+                    return nil
+                }
+                return chunk
+            } catch {
+                permit.release()
+                throw error
+            }
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator(), permit: permit)
+    }
+}
