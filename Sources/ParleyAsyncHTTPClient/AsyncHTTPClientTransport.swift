@@ -24,6 +24,10 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
     public let ownsClient: Bool
 
     /// A transport on an `HTTPClient` you own. ``shutdown()`` leaves it running.
+    ///
+    /// Give it `redirectConfiguration = .disallow` (as ``defaultConfiguration`` does) so that the client's
+    /// `RedirectPolicy` sees every redirect; an `HTTPClient` that follows redirects itself hands Parley only the
+    /// final response, and keeps credentials across origins as AsyncHTTPClient does.
     public init(client: HTTPClient) {
         self.client = client
         self.ownsClient = false
@@ -37,12 +41,26 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
 
     /// AsyncHTTPClient's defaults, except that a failed connection attempt fails the request at once
     /// (``ParleyError/Kind/transport``) instead of being retried until the deadline (retrying is the job of
-    /// a retry middleware, which knows which requests are safe to repeat), and that a connection on which
-    /// nothing arrives for 60 seconds fails with ``ParleyError/Kind/timeout`` (10 seconds to connect).
+    /// a retry middleware, which knows which requests are safe to repeat), that a connection on which
+    /// nothing arrives for 60 seconds fails with ``ParleyError/Kind/timeout`` (10 seconds to connect), and that
+    /// redirects are not followed here but by the client's `RedirectPolicy`, the same on every transport.
     public static var defaultConfiguration: HTTPClient.Configuration {
+        configuration()
+    }
+
+    /// ``defaultConfiguration`` with other timeouts: `connect` bounds establishing a connection (TCP and TLS),
+    /// `read` the wait for each next byte of a response.
+    public static func configuration(
+        connectTimeout: Duration = .seconds(10),
+        readTimeout: Duration = .seconds(60)
+    ) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.timeout = HTTPClient.Configuration.Timeout(connect: .seconds(10), read: .seconds(60))
+        configuration.redirectConfiguration = .disallow
+        configuration.timeout = HTTPClient.Configuration.Timeout(
+            connect: TimeAmount(connectTimeout),
+            read: TimeAmount(readTimeout)
+        )
         return configuration
     }
 
@@ -136,5 +154,14 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         case "set-cookie", "Set-Cookie": .setCookie
         default: HTTPField.Name(name)
         }
+    }
+}
+
+extension TimeAmount {
+    /// `duration` in nanoseconds, saturating at the largest amount.
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        self = overflow ? .nanoseconds(.max) : .nanoseconds(whole &+ attoseconds / 1_000_000_000)
     }
 }

@@ -45,6 +45,18 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(.rejectProtectionSpace, nil)
     }
 
+    /// Redirects are not followed by URLSession: the 3xx comes back to Parley, whose `RedirectPolicy` follows it
+    /// the same way on every transport (hop limit, loops, downgrade, credentials kept within the origin).
+    func urlSession(
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest,
+        completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         delegate(for: dataTask)?.urlSession(session, dataTask: dataTask, didReceive: data)
     }

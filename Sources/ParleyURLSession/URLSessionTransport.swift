@@ -15,6 +15,12 @@ public import Parley
 /// stops the download early; cancelling the calling task or dropping the body cancels the data task.
 /// Request bodies of known length up to 256 KiB are sent from memory; larger ones, and bodies of unknown length
 /// (sent chunked), stream through a 1 MiB buffer on Linux. Failures are reported as ``ParleyError``.
+///
+/// URLSession decodes `gzip` and `deflate` response bodies itself (and `br` on Apple platforms), whatever
+/// `Accept-Encoding` the request sent; the transport then removes the response's `Content-Encoding` and
+/// `Content-Length`, which no longer describe the bytes, so the client's `ResponseDecompression` does not inflate
+/// them twice. Its limits therefore do not apply on this transport: a decompression bomb is stopped only by
+/// `Client.Configuration.maxResponseBodySize` when the body is buffered, and a streamed one inflates unbounded.
 public struct URLSessionTransport: ShutdownTransport {
     /// The session requests run on: the one you passed, or the first of the sessions this transport made.
     /// An owned transport runs each request in flight on a session of its own with `session`'s configuration.
@@ -25,6 +31,10 @@ public struct URLSessionTransport: ShutdownTransport {
     let backPressure: Bool
 
     /// A transport on a session you own (such as `URLSession.shared`). Parley never invalidates it.
+    ///
+    /// Such a session follows redirects as its own delegate says (by default it follows them), so the client's
+    /// `RedirectPolicy` sees only the final response; a transport with its own sessions leaves every redirect to
+    /// the policy.
     ///
     /// On Linux, FoundationNetworking delivers a response to an injected session only when it is complete,
     /// so the body is buffered by URLSession before Parley sees it; use ``init(configuration:backPressure:)`` to stream.
@@ -91,7 +101,7 @@ public struct URLSessionTransport: ShutdownTransport {
             return (response, nil)
         }
         // URLSession hands over decoded bytes: with a Content-Encoding, the declared length is not theirs.
-        let encoded = response.headerFields[.contentEncoding] != nil
+        let encoded = http.value(forHTTPHeaderField: "Content-Encoding") != nil
         let length: HTTPBody.Length =
             http.expectedContentLength >= 0 && !encoded ? .known(http.expectedContentLength) : .unknown
         return (response, HTTPBody(delegate.body, length: length, iterationBehavior: .single))
@@ -105,7 +115,7 @@ public struct URLSessionTransport: ShutdownTransport {
             guard let key = key as? String, let name = HTTPField.Name(key), let value = value as? String else { continue }
             response.headerFields.append(HTTPField(name: name, value: value))
         }
-        return response
+        return Self.removingSessionDecodedCoding(response)
     }
 
     /// HTTPURLResponse's phrase with the first letter of each word capitalised ("Not Found").
