@@ -1,0 +1,121 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+public import OpenAPIRuntime
+
+/// Sends `Authorization: Bearer <token>` with every request, with tokens from an ``AccessTokenProvider``.
+///
+/// ```swift
+/// let client = Client(baseURL: api, middlewares: [.bearerAuth(myTokens)])
+/// ```
+///
+/// - **Proactive refresh**: a token whose ``AccessToken/expiresAt`` falls within `leeway` is replaced before it is
+///   sent. (A token that arrives already inside the leeway is still used by the requests that waited for it.)
+/// - **Reactive refresh**: when the server answers `401 Unauthorized`, the token is refreshed once and the request
+///   sent once more, if its body can be sent again (no body, or an `HTTPBody` whose `iterationBehavior` is
+///   `.multiple`; otherwise the 401 is returned as it is). The first 401's body is read (at most 64 KiB) and
+///   dropped. If the replay is rejected too, its 401 is returned: there is no loop. A request is only replayed
+///   after the server refused it unauthenticated, so this holds for non-idempotent methods as well.
+/// - **Single flight**: however many requests need a new token at once, the provider is asked once; a request
+///   whose 401 came with a token that has been replaced since is replayed with the current one. Waiting
+///   requests can be cancelled.
+/// - **Failures**: when the provider fails, every request waiting for it fails with
+///   ``ParleyError/Kind/authentication``; requests that were already in flight with the old token and get a 401
+///   fail the same way; the next new request asks the provider again.
+/// - **No leaks**: errors from the provider and from downstream have the token values scrubbed from their
+///   descriptions (`<redacted>`), and ``AccessToken`` never prints its value.
+///
+/// Copies share one token and one refresh; give each client its own middleware unless they share a server.
+/// An existing `Authorization` header on the request is replaced.
+public struct BearerAuthMiddleware: ClientMiddleware {
+    /// The default leeway: 30 seconds.
+    public static let defaultLeeway: Duration = .seconds(30)
+
+    /// How many bytes of a 401's body are read before it is dropped.
+    static let discardLimit = 64 * 1024
+
+    private let cache: AccessTokenCache
+
+    /// A middleware that takes its tokens from `provider`, refreshing them `leeway` before they expire.
+    public init(_ provider: some AccessTokenProvider, leeway: Duration = Self.defaultLeeway) {
+        cache = AccessTokenCache(provider: provider, leeway: leeway)
+    }
+
+    /// Adds the bearer token; refreshes and replays once on 401.
+    public func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let lease = try await cache.lease()
+        let (response, responseBody) = try await Self.send(request, body: body, baseURL: baseURL, token: lease.token, next: next)
+        guard response.status == .unauthorized, body.map({ $0.iterationBehavior == .multiple }) ?? true else {
+            return (response, responseBody)
+        }
+        await Self.discard(responseBody)
+        let fresh: AccessTokenCache.Lease
+        do {
+            fresh = try await cache.lease(after: lease)
+        } catch {
+            var error = error
+            if error.kind == .authentication { error.response = response }
+            throw error
+        }
+        return try await Self.send(request, body: body, baseURL: baseURL, token: fresh.token, next: next)
+    }
+
+    /// Sends `request` with `token`, scrubbing the token out of any error from downstream.
+    private static func send(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        token: AccessToken,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        request.headerFields[.authorization] = "Bearer \(token.value)"
+        do {
+            return try await next(request, body, baseURL)
+        } catch {
+            throw Redaction([token.value]).scrub(error)
+        }
+    }
+
+    /// Reads at most ``discardLimit`` bytes of `body` and drops it, so the connection can be reused when the body
+    /// is short.
+    static func discard(_ body: HTTPBody?) async {
+        guard let body else { return }
+        var read = 0
+        do {
+            for try await chunk in body {
+                read += chunk.count
+                if read >= discardLimit { break }
+            }
+        } catch {
+            // The body is being dropped; a failure to read it changes nothing.
+        }
+    }
+}
+
+extension ClientMiddleware where Self == BearerAuthMiddleware {
+    /// A ``BearerAuthMiddleware`` with tokens from `provider`, refreshed `leeway` before they expire.
+    public static func bearerAuth(
+        _ provider: some AccessTokenProvider,
+        leeway: Duration = BearerAuthMiddleware.defaultLeeway
+    ) -> BearerAuthMiddleware {
+        BearerAuthMiddleware(provider, leeway: leeway)
+    }
+
+    /// A ``BearerAuthMiddleware`` with tokens from a closure, called with the token being replaced (`nil` for the
+    /// first one).
+    public static func bearerAuth(
+        leeway: Duration = BearerAuthMiddleware.defaultLeeway,
+        token: @escaping @Sendable (_ stale: AccessToken?) async throws -> AccessToken
+    ) -> BearerAuthMiddleware {
+        BearerAuthMiddleware(ClosureAccessTokenProvider(token), leeway: leeway)
+    }
+}
