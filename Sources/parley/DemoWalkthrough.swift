@@ -43,6 +43,7 @@ struct DemoWalkthrough {
         try await jsonRPC(url)
         try await upload(client)
         try await serverSentEvents(url)
+        try await resilience(url)
         print("Done.")
     }
 

@@ -310,4 +310,16 @@ struct RetryTests {
             #expect(RetryPolicy.retryAfterDelay(bad, now: now) == nil, "\(bad)")
         }
     }
+
+    @Test("The client's timeout bounds the whole call, retries and waits included", arguments: TransportKind.allCases)
+    func overallTimeout(transport: TransportKind) async throws {
+        let configuration = Client.Configuration(timeout: .milliseconds(400))
+        try await withDemoClient(transport, middlewares: [.retry(fast)], configuration: configuration) { client, _ in
+            let flaky = Flaky(failures: 1, retryAfter: "30")
+            let error = await expectParleyError(.timeout) { try await client.send(flaky) }
+            #expect(error?.message.contains("400") == true || error?.message.contains("0.4") == true, "\(String(describing: error))")
+            let count = try await client.send(FlakyCount(key: flaky.key))
+            #expect(count.attempts == 1)
+        }
+    }
 }
