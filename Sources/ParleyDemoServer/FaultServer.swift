@@ -1,0 +1,134 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// A raw HTTP/1.1 server on 127.0.0.1 that misbehaves on purpose, for testing how a client survives faults.
+///
+/// It reads one request (head and `Content-Length` body) per connection and answers by its path. Every
+/// response carries `Connection: close`; complete responses are followed by the server closing, while the
+/// stalling routes leave closing to the client.
+///
+/// - `/ok`: a well-formed `200` with the text `ok` (a control).
+/// - `/reset`: closes with a TCP RST (`SO_LINGER` 0) right after reading the request, before any response byte.
+/// - `/close-mid-body?length=N` (default 1000): `Content-Length: N`, the first `N/2` bytes, then a close.
+/// - `/close-mid-body-no-length`: neither `Content-Length` nor chunked, some bytes, then a close. By RFC 9112
+///   §6.3 such a body ends when the connection closes, so this is a **complete** response with
+///   ``closeDelimitedBody``.
+/// - `/close-mid-chunked`: `Transfer-Encoding: chunked`, two chunks, then a close without the final `0` chunk.
+/// - `/slow-headers?delay=MS` (default 5000): nothing at all for `MS` milliseconds, then a `200` with `late`.
+/// - `/slow-body`: `Content-Length: 1000` and 10 bytes of it, then nothing until the client closes.
+/// - `/never-ends?interval=MS`: a chunked body that never ends, until the client closes: one 64-byte chunk
+///   every `MS` milliseconds, or (without `interval`) 4 KiB chunks as fast as the client reads.
+/// - `/invalid-status-line`: `HTTP/1.1 abc Nope` as the status line.
+/// - `/invalid-json`: `200`, `Content-Type: application/json`, body `{"id": 1,`.
+/// - `/no-location`: `302 Found` without `Location`.
+/// - `/redirect-loop`: `302` to itself; `/redirect-loop?via=b`: `302` to `/redirect-loop-b`, which answers `302`
+///   back to `/redirect-loop?via=b` (a → b → a).
+/// - `/storm?key=K&failures=N&retry-after=S` (default 2 failures): the first `N` requests for key `K` answer `503`
+///   (with `Retry-After: S` when given), later ones `200` with `{"key":"K","attempts":n}`; see
+///   ``stormRequests(key:)``.
+/// - `/gzip`: `200`, `Content-Encoding: gzip`, a whole gzip stream of ``gzipPayload``.
+/// - `/truncated-gzip`: the same stream cut in the middle of its data (no end, no trailer), with a
+///   `Content-Length` that matches the bytes sent.
+/// - anything else: `404`.
+///
+/// Connection refused needs no server: ``unusedPortURL()`` gives a URL on a port where nothing listens.
+///
+/// The server counts its connections exactly (``openConnections``, ``acceptedConnections``), and
+/// ``waitUntilIdle(timeout:)`` waits, without polling, until every one is closed.
+public final class FaultServer: Sendable {
+    /// The port the server listens on.
+    public let port: Int
+    /// `"http://127.0.0.1:PORT"`.
+    public var baseURL: String { "http://127.0.0.1:\(self.port)" }
+
+    private let channel: any Channel
+    private let connections: FaultConnectionRegistry
+    private let stormCounters: NIOLockedValueBox<[String: Int]>
+
+    private init(
+        port: Int,
+        channel: any Channel,
+        connections: FaultConnectionRegistry,
+        stormCounters: NIOLockedValueBox<[String: Int]>
+    ) {
+        self.port = port
+        self.channel = channel
+        self.connections = connections
+        self.stormCounters = stormCounters
+    }
+
+    /// Starts a server on 127.0.0.1 at an ephemeral port and returns once it accepts connections.
+    ///
+    /// - Throws: The bind error if no port could be bound.
+    public static func start() async throws -> FaultServer {
+        let connections = FaultConnectionRegistry()
+        let stormCounters = NIOLockedValueBox<[String: Int]>([:])
+        let responder = FaultResponder(stormCounters: stormCounters)
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { child in
+                connections.track(child)
+                return child.eventLoop.makeCompletedFuture {
+                    try child.pipeline.syncOperations.addHandler(FaultRequestReader(responder: responder))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        guard let port = channel.localAddress?.port else {
+            try? await channel.close()
+            throw FaultServerError(openConnections: 0, message: "the fault server's socket has no local port")
+        }
+        return FaultServer(port: port, channel: channel, connections: connections, stormCounters: stormCounters)
+    }
+
+    /// Stops listening, closes every open connection and waits until they are closed. Idempotent.
+    public func stop() async {
+        try? await self.channel.close()
+        for connection in self.connections.openChannels {
+            connection.close(promise: nil)
+            try? await connection.closeFuture.get()
+        }
+    }
+
+    /// How many connections are open now.
+    public var openConnections: Int { self.connections.openCount }
+
+    /// How many connections the server has accepted since it started.
+    public var acceptedConnections: Int { self.connections.acceptedCount }
+
+    /// Returns as soon as no connection is open (at once if none is).
+    ///
+    /// Resumed by the closing of the last connection, not by polling.
+    ///
+    /// - Parameter timeout: How long to wait at most.
+    /// - Throws: ``FaultServerError`` with the number of connections still open once `timeout` has passed;
+    ///   `CancellationError` if the calling task is cancelled.
+    public func waitUntilIdle(timeout: Duration = .seconds(5)) async throws {
+        try await self.connections.waitUntilIdle(timeout: timeout, on: self.channel.eventLoop)
+    }
+
+    /// How many requests `/storm` has seen for `key`.
+    public func stormRequests(key: String) -> Int {
+        self.stormCounters.withLockedValue { $0[key, default: 0] }
+    }
+
+    /// The body of `/close-mid-body-no-length`: a complete, close-delimited response body.
+    public static var closeDelimitedBody: [UInt8] { FaultResponder.closeDelimitedBody }
+
+    /// What `/gzip` and `/truncated-gzip` compress.
+    public static var gzipPayload: [UInt8] { GzipStream.demoPayload }
+
+    /// A URL on 127.0.0.1 where nothing listens: a port is bound, and closed again before this returns, so
+    /// connecting to it is refused (unless another process happens to take the port meanwhile).
+    public static func unusedPortURL() async throws -> String {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        let port = channel.localAddress?.port
+        try await channel.close()
+        guard let port else {
+            throw FaultServerError(openConnections: 0, message: "the reserved socket has no local port")
+        }
+        return "http://127.0.0.1:\(port)"
+    }
+}
