@@ -7,30 +7,27 @@ import Testing
 /// kind, well before the server would have answered, and the client closes the connection.
 @Suite("Fault injection: slow and endless answers", .timeLimit(.minutes(1)))
 struct FaultTimeoutTests {
-    /// The server would answer after 5 s; the client gives up after 300 ms.
+    /// The server would answer after 5 s (a timeout that does not fire lets the call succeed); the client gives up
+    /// after 300 ms.
     private static let late: Query = ["delay": "5000"]
-    /// Well below the 5 s the server waits, with room for a busy machine.
-    private static let bound: Duration = .seconds(3)
+    /// No overall timeout: only the transport's idle timeout can end the call (else the suite's time limit does).
+    private static let noOverallTimeout = Client.Configuration()
 
     @Test("slow headers: the client's 300 ms timeout fires with .timeout", arguments: TransportKind.allCases)
     func slowHeadersClientTimeout(_ kind: TransportKind) async throws {
         try await withFaultClient(kind, configuration: Client.Configuration(timeout: .milliseconds(300))) { client, _ in
-            let started = ContinuousClock.now
             await expectParleyError(.timeout) {
                 try await client.send(FaultCall<Data>(path: "/slow-headers", query: Self.late))
             }
-            #expect(ContinuousClock.now - started < Self.bound)
         }
     }
 
     @Test("slow headers: the transport's 300 ms idle timeout fires with .timeout", arguments: TransportKind.allCases)
     func slowHeadersTransportTimeout(_ kind: TransportKind) async throws {
-        try await withFaultClient(kind, idleTimeout: .milliseconds(300)) { client, _ in
-            let started = ContinuousClock.now
+        try await withFaultClient(kind, idleTimeout: .milliseconds(300), configuration: Self.noOverallTimeout) { client, _ in
             await expectParleyError(.timeout) {
                 try await client.send(FaultCall<Data>(path: "/slow-headers", query: Self.late))
             }
-            #expect(ContinuousClock.now - started < Self.bound)
         }
     }
 
@@ -43,17 +40,16 @@ struct FaultTimeoutTests {
 
     /// Known issue: the AsyncHTTPClient transport hands over AsyncHTTPClient's body stream as it is, so a read timeout
     /// while the body streams (`HTTPClientError.readTimeout`) reaches `ResponseBody`, which wraps any error it does
-    /// not know as `.transport`; the transport translates errors only up to the response head.
+    /// not know as `.transport`; the transport translates errors only up to the response head. Intermittent: on a busy
+    /// machine the timeout can fire before the head is through, and then the kind is right.
     @Test("a body that stalls: the transport's 300 ms idle timeout fires with .timeout", arguments: TransportKind.allCases)
     func slowBodyTransportTimeout(_ kind: TransportKind) async throws {
-        try await withFaultClient(kind, idleTimeout: .milliseconds(300)) { client, _ in
-            let started = ContinuousClock.now
-            await withKnownIssue("AsyncHTTPClient transport: body stream errors are not translated") {
+        try await withFaultClient(kind, idleTimeout: .milliseconds(300), configuration: Self.noOverallTimeout) { client, _ in
+            await withKnownIssue("AsyncHTTPClient transport: body stream errors are not translated", isIntermittent: true) {
                 await expectParleyError(.timeout) { try await client.send(FaultCall<Data>(path: "/slow-body")) }
             } when: {
                 kind == .asyncHTTPClient
             }
-            #expect(ContinuousClock.now - started < Self.bound)
         }
     }
 
