@@ -23,7 +23,9 @@ public import OpenAPIRuntime
 ///   requests can be cancelled.
 /// - **Failures**: when the provider fails, every request waiting for it fails with
 ///   ``ParleyError/Kind/authentication``; requests that were already in flight with the old token and get a 401
-///   fail the same way; the next new request asks the provider again.
+///   fail the same way; the next new request asks the provider again. A refresh runs to its end even when
+///   every request waiting for it has been cancelled or timed out (its token is kept); a provider call that
+///   never returns holds every request that needs a token, so give the provider's own requests a timeout.
 /// - **No leaks**: errors from the provider and from downstream have the token values scrubbed from their
 ///   descriptions (`<redacted>`), and ``AccessToken`` never prints its value.
 ///
