@@ -6,7 +6,7 @@ import Parley
 
 extension AsyncHTTPClientTransport {
     /// Turns an AsyncHTTPClient or NIO error into a ``ParleyError`` with a kind and a plain message.
-    static func translate(_ error: any Error, request: HTTPRequest) -> ParleyError {
+    static func translate(_ error: any Error, request: HTTPRequest, afterHead: Bool = false) -> ParleyError {
         if let error = error as? ParleyError { return error }
         if error is CancellationError {
             return ParleyError(.cancelled, "The request was cancelled.", underlying: error)
@@ -25,8 +25,20 @@ extension AsyncHTTPClientTransport {
                 )
             case .connectTimeout, .tlsHandshakeTimeout, .socksHandshakeTimeout, .httpProxyHandshakeTimeout:
                 return ParleyError(.timeout, "Connecting to the server timed out (\(error)).", underlying: error)
+            case .readTimeout where afterHead:
+                return ParleyError(
+                    .timeout,
+                    "The server stopped sending the response body: nothing arrived within the read timeout (\(error)).",
+                    underlying: error
+                )
             case .readTimeout, .writeTimeout, .deadlineExceeded:
                 return ParleyError(.timeout, "The server did not answer in time (\(error)).", underlying: error)
+            case .remoteConnectionClosed where afterHead:
+                return ParleyError(
+                    .transport,
+                    "The server closed the connection before the whole response body arrived.",
+                    underlying: error
+                )
             case .remoteConnectionClosed:
                 return ParleyError(.transport, "The server closed the connection before answering.", underlying: error)
             case .invalidURL, .emptyHost, .emptyScheme:

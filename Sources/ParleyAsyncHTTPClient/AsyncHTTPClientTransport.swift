@@ -129,7 +129,7 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         let length: HTTPBody.Length =
             if let header = fields[.contentLength], let count = Int64(header) { .known(count) } else { .unknown }
         let responseBody = HTTPBody(
-            incoming.body.map { buffer in ArraySlice(buffer.readableBytesView) },
+            TranslatedBody(base: incoming.body, request: request),
             length: length,
             iterationBehavior: .single
         )
@@ -163,5 +163,32 @@ extension TimeAmount {
         let (seconds, attoseconds) = duration.components
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         self = overflow ? .nanoseconds(.max) : .nanoseconds(whole &+ attoseconds / 1_000_000_000)
+    }
+}
+
+/// AsyncHTTPClient's response body as byte slices, its errors (a read timeout, a connection closed mid-body)
+/// translated into ``ParleyError``s like the errors before the head.
+struct TranslatedBody: AsyncSequence, Sendable {
+    typealias Element = ArraySlice<UInt8>
+    typealias Failure = any Error
+    let base: HTTPClientResponse.Body
+    let request: HTTPRequest
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        var base: HTTPClientResponse.Body.AsyncIterator
+        let request: HTTPRequest
+
+        mutating func next() async throws -> ArraySlice<UInt8>? {
+            do {
+                guard let buffer = try await base.next() else { return nil }
+                return ArraySlice(buffer.readableBytesView)
+            } catch {
+                throw AsyncHTTPClientTransport.translate(error, request: request, afterHead: true)
+            }
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: base.makeAsyncIterator(), request: request)
     }
 }

@@ -26,6 +26,15 @@ extension URLSessionTransport {
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate,
             .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot, .clientCertificateRejected:
             return ParleyError(.transport, "The TLS connection failed: \(urlError.localizedDescription).", underlying: urlError)
+        case .unsupportedURL where ["http", "https"].contains(urlError.failingURL?.scheme?.lowercased()):
+            // The URL was http(s) and accepted; FoundationNetworking reports curl's "Unsupported HTTP version in
+            // response" this way, so the server's answer was not HTTP/1.x.
+            return ParleyError(
+                .transport,
+                "The server's answer is not an HTTP/1.x response URLSession can read (invalid status line or protocol): "
+                    + "\(urlError.localizedDescription).",
+                underlying: urlError
+            )
         case .badURL, .unsupportedURL:
             return ParleyError(.invalidRequest, "URLSession refused the URL: \(urlError.localizedDescription).", underlying: urlError)
         default:

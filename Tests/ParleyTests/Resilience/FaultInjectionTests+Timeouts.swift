@@ -38,18 +38,12 @@ struct FaultTimeoutTests {
         }
     }
 
-    /// Known issue: the AsyncHTTPClient transport hands over AsyncHTTPClient's body stream as it is, so a read timeout
-    /// while the body streams (`HTTPClientError.readTimeout`) reaches `ResponseBody`, which wraps any error it does
-    /// not know as `.transport`; the transport translates errors only up to the response head. Intermittent: on a busy
-    /// machine the timeout can fire before the head is through, and then the kind is right.
+    /// The head arrives, then the body stalls: the AsyncHTTPClient transport translates errors of the body stream too
+    /// (a read timeout there is `.timeout`), as URLSession's does.
     @Test("a body that stalls: the transport's 300 ms idle timeout fires with .timeout", arguments: TransportKind.allCases)
     func slowBodyTransportTimeout(_ kind: TransportKind) async throws {
         try await withFaultClient(kind, idleTimeout: .milliseconds(300), configuration: Self.noOverallTimeout) { client, _ in
-            await withKnownIssue("AsyncHTTPClient transport: body stream errors are not translated", isIntermittent: true) {
-                await expectParleyError(.timeout) { try await client.send(FaultCall<Data>(path: "/slow-body")) }
-            } when: {
-                kind == .asyncHTTPClient
-            }
+            await expectParleyError(.timeout) { try await client.send(FaultCall<Data>(path: "/slow-body")) }
         }
     }
 

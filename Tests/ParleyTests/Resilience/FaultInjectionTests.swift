@@ -77,18 +77,14 @@ struct FaultInjectionTests {
         }
     }
 
-    /// Known issue on Linux: curl fails the transfer with CURLE_UNSUPPORTED_PROTOCOL ("Unsupported HTTP version in
-    /// response"), which FoundationNetworking reports as `URLError.unsupportedURL`, and the URLSession transport maps
-    /// that code to `.invalidRequest` as if the URL had been refused before sending.
+    /// On Linux curl fails the transfer with CURLE_UNSUPPORTED_PROTOCOL ("Unsupported HTTP version in response"),
+    /// which FoundationNetworking reports as `URLError.unsupportedURL`; for an http(s) URL the URLSession transport
+    /// reads that as an answer that is not HTTP, `.transport`.
     @Test("an invalid status line fails with .transport", arguments: TransportKind.allCases)
     func invalidStatusLine(_ kind: TransportKind) async throws {
         try await withFaultClient(kind) { client, _ in
-            await withKnownIssue("FoundationNetworking: unsupportedURL for a response that is not HTTP/1.x") {
-                await expectParleyError(.transport) {
-                    try await client.send(FaultCall<Data>(path: "/invalid-status-line"))
-                }
-            } when: {
-                kind == .urlSession && Self.foundationNetworking
+            await expectParleyError(.transport) {
+                try await client.send(FaultCall<Data>(path: "/invalid-status-line"))
             }
         }
     }
