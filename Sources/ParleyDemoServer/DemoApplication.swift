@@ -84,6 +84,7 @@ enum DemoApplication {
         NDJSONRoute.register(on: router, events: events)
         EventStreamRoutes.register(on: router, events: events, stats: EventStreamStats())
         EndlessEventStreamRoute.register(on: router, events: events)
+        CompressionRoutes.register(on: router, events: events)
         AuthRoutes.register(on: router, store: AuthStore())
         ResilienceRoutes.register(on: router)
         return router

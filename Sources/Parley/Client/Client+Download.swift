@@ -37,7 +37,8 @@ extension Client {
             var start = resume ? partial.resumable(url: url) : nil
             if start == nil { partial.discard() }
             while true {
-                var headers = HTTPFields()
+                // The file's own bytes: a compressed coding would make ranges and lengths count other bytes.
+                var headers: HTTPFields = [.acceptEncoding: "identity"]
                 if let start {
                     headers[.range] = "bytes=\(start.offset)-"
                     headers[.ifRange] = start.validator

@@ -1,13 +1,31 @@
-public import HTTPTypes
-public import OpenAPIRuntime
+import HTTPTypes
+import OpenAPIRuntime
 
 /// How `gzip` and `deflate` response bodies are decoded: streamed, with limits so that a small compressed body
 /// cannot inflate into gigabytes (a decompression bomb fails with ``ParleyError/Kind/bodyTooLarge``).
+///
+/// Requests without an `Accept-Encoding` field are sent with `Accept-Encoding: gzip, deflate` (`identity` when they
+/// ask for a `Range`: a range of compressed bytes cannot be inflated on its own). A response whose
+/// `Content-Encoding` is `gzip`, `x-gzip` or `deflate` (alone, or with `identity`) comes back without its
+/// `Content-Encoding` and `Content-Length` fields, with a body inflated chunk by chunk as it is read, in constant
+/// memory; other codings (`br`, layered codings) are left as they arrived. `deflate` is accepted zlib-wrapped (as
+/// RFC 9110 says) and raw (as some servers send it). Responses without a body (`HEAD`, 204, 304) pass untouched.
+///
+/// Reading the inflated body fails with a ``ParleyError`` of kind:
+/// - ``ParleyError/Kind/bodyTooLarge`` when it inflates past ``maxSize``, or past 1 MiB with a ratio above
+///   ``maxRatio``; reading stops at most 64 KiB past the limit.
+/// - ``ParleyError/Kind/decoding`` when the compressed bytes are corrupt (zlib rejects them, bytes follow the end of
+///   the stream): the server sent what it meant to, and it is not valid.
+/// - ``ParleyError/Kind/transport`` when the body ends before its compressed stream does: the bytes were cut off on
+///   the way (the connection or the server ended the body early), as for any other body that ends short.
+///
+/// On the URLSession transport, URLSession inflates `gzip` and `deflate` itself (before these limits can see the
+/// bytes), so there only ``Client/Configuration/maxResponseBodySize`` bounds a buffered body.
 public struct ResponseDecompression: Sendable {
     /// The most bytes a body may inflate to.
     public var maxSize: Int64
     /// The most a body may grow by inflating (inflated bytes over compressed bytes), checked once it has
-    /// inflated past 1 MiB.
+    /// inflated past 1 MiB. `Int.max` turns the check off.
     public var maxRatio: Int
 
     /// Decoding with limits: at most `maxSize` bytes (default 1 GiB) and a ratio of at most `maxRatio` (default 100).
@@ -16,13 +34,38 @@ public struct ResponseDecompression: Sendable {
         self.maxRatio = maxRatio
     }
 
-    /// Adds `Accept-Encoding: gzip, deflate` unless the request sets its own.
+    /// Adds `Accept-Encoding: gzip, deflate` unless the request sets its own (`identity` for a `Range` request).
     func prepare(_ request: HTTPRequest) -> HTTPRequest {
-        request
+        guard request.headerFields[.acceptEncoding] == nil else { return request }
+        var request = request
+        request.headerFields[.acceptEncoding] = request.headerFields[.range] == nil ? "gzip, deflate" : "identity"
+        return request
     }
 
     /// The response with its body decoded when its `Content-Encoding` is `gzip`, `x-gzip` or `deflate`.
     func decode(_ response: HTTPResponse, body: HTTPBody?) throws -> (HTTPResponse, HTTPBody?) {
-        (response, body)
+        guard let body, let coding = Self.coding(of: response) else { return (response, body) }
+        let code = response.status.code
+        if code == 204 || code == 304 || (100..<200).contains(code) { return (response, body) }
+        if case .known(let length) = body.length, length == 0 { return (response, body) }
+        var decoded = response
+        decoded.headerFields[.contentEncoding] = nil
+        decoded.headerFields[.contentLength] = nil
+        let inflating = InflatingBody(upstream: body, coding: coding, limits: self, response: response)
+        return (decoded, HTTPBody(inflating, length: .unknown, iterationBehavior: .single))
+    }
+
+    /// The one coding this decodes that `response` names (`identity` aside), or `nil`.
+    static func coding(of response: HTTPResponse) -> InflatingBody.Coding? {
+        let names = response.headerFields[values: .contentEncoding]
+            .flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingWhitespace().lowercased() }
+            .filter { !$0.isEmpty && $0 != "identity" }
+        guard names.count == 1 else { return nil }
+        switch names[0] {
+        case "gzip", "x-gzip": return .gzip
+        case "deflate": return .deflate
+        default: return nil
+        }
     }
 }
