@@ -54,6 +54,17 @@ enum Readme {
         var query: Query { ["n": "8388608"] }
     }
 
+    struct WhoAmI: Endpoint {
+        typealias Response = [String: String]
+        var path: Path { "/auth/me" }
+    }
+
+    struct IssueToken: Endpoint {
+        typealias Response = JSONValue
+        var method: HTTPRequest.Method { .post }
+        var path: Path { "/auth/token" }
+    }
+
     struct Ticks: Endpoint {
         typealias Response = Data
         var path: Path { "/sse" }
@@ -147,6 +158,33 @@ extension Readme {
 
             #expect(stored["bytes"] == .int(8_388_608))
             #expect(saved.bytes == 8_388_608)
+        }
+
+        @Test("the resilience example runs")
+        func resilience() async throws {
+            let server = try await DemoServer.start()
+            defer { Task { await server.stop() } }
+            let baseURL = try #require(URL(string: server.baseURL))
+            let tokens = Client(baseURL: baseURL)
+            let issued = LockedBox(0)
+            @Sendable func fetchToken(replacing stale: AccessToken?) async throws -> AccessToken {
+                issued.mutate { $0 += 1 }
+                let answer = try await tokens.send(IssueToken())
+                return AccessToken(answer["access_token"]?.stringValue ?? "", expiresIn: .seconds(3600))
+            }
+
+            let client = Client(
+                baseURL: baseURL,
+                middlewares: [
+                    .retry(RetryPolicy(maxAttempts: 4, deadline: .seconds(20))),
+                    .bearerAuth { stale in try await fetchToken(replacing: stale) },
+                ],
+                configuration: Client.Configuration(timeout: .seconds(30), maxConcurrentRequests: 16)
+            )
+            let me = try await client.send(WhoAmI())
+
+            #expect(me["subject"] == "demo")
+            #expect(issued.value == 1)
         }
     }
 }
