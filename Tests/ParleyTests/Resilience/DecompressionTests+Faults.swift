@@ -60,6 +60,18 @@ extension DecompressionTests {
         }
     }
 
+    @Test("compressed bytes written one at a time decode (headers split across chunks)", arguments: TransportKind.allCases)
+    func byteByByte(_ transport: TransportKind) async throws {
+        try await withDemoClient(transport) { client, _ in
+            for path: Path in ["/gzip", "/deflate"] {
+                let data = try await client.send(GetData(path: path, query: ["size": "3000", "chunk": "1"]))
+                #expect(data == Self.text(count: 3000), "\(path)")
+            }
+            let raw = try await client.send(GetData(path: "/deflate", query: ["size": "3000", "chunk": "1", "raw": "true"]))
+            #expect(raw == Self.text(count: 3000))
+        }
+    }
+
     @Test("concatenated gzip members decode as one body")
     func members() async throws {
         // Only Parley's decoder: libcurl 7.88 fails on a second gzip member (a transport error over URLSession).
