@@ -57,11 +57,26 @@ public struct URLSessionTransport: ShutdownTransport {
     ///   running many transfers at once, that pushed unrelated 300 ms calls past 10 s. Turn it on for a process
     ///   that streams large responses over URLSession and does little else with it, or use
     ///   `AsyncHTTPClientTransport`, whose back-pressure is per connection. On Apple platforms it changes nothing.
-    public init(configuration: URLSessionConfiguration = .default, backPressure: Bool = false) {
+    public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration, backPressure: Bool = false) {
         let pool = SessionPool(configuration: configuration)
         self.session = pool.primary
         self.pool = pool
         self.backPressure = backPressure
+    }
+
+    /// `URLSessionConfiguration.default` without the cookie jar and the response cache, so that a request sends
+    /// exactly the header fields its client and middlewares set, and every response comes from the server, as on
+    /// `AsyncHTTPClientTransport`. (With the shared cookie jar, a cookie set by one server on 127.0.0.1 is sent to
+    /// every port of that host, and replaces a `Cookie` field the request sets itself.) Pass your own
+    /// configuration to have URLSession keep cookies or cache responses.
+    public static var defaultConfiguration: URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.default
+        configuration.httpShouldSetCookies = false
+        configuration.httpCookieAcceptPolicy = .never
+        configuration.httpCookieStorage = nil
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return configuration
     }
 
     /// Invalidates the sessions if this transport created them; an injected session is left alone.
