@@ -118,17 +118,8 @@ public final class FaultServer: Sendable {
     /// What `/gzip` and `/truncated-gzip` compress.
     public static var gzipPayload: [UInt8] { GzipStream.demoPayload }
 
-    /// A URL on 127.0.0.1 where nothing listens: a port is bound, and closed again before this returns, so
-    /// connecting to it is refused (unless another process happens to take the port meanwhile).
+    /// A URL on 127.0.0.1 where every connection is refused (``RefusedPort``).
     public static func unusedPortURL() async throws -> String {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0)
-            .get()
-        let port = channel.localAddress?.port
-        try await channel.close()
-        guard let port else {
-            throw FaultServerError(openConnections: 0, message: "the reserved socket has no local port")
-        }
-        return "http://127.0.0.1:\(port)"
+        try RefusedPort.url()
     }
 }

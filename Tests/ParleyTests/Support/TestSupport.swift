@@ -105,10 +105,8 @@ struct EchoEndpoint: Endpoint {
 }
 
 extension DemoServer {
-    /// A URL on 127.0.0.1 where nothing listens: a demo server's port, after it stopped.
+    /// A URL on 127.0.0.1 where every connection is refused (a port bound and held, never listening).
     static func closedPortURL() async throws -> URL {
-        let server = try await DemoServer.start()
-        await server.stop()
-        return try #require(URL(string: server.baseURL))
+        try #require(URL(string: try RefusedPort.url()))
     }
 }
