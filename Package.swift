@@ -36,14 +36,14 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(
-            name: "CParleyZlib",
+            name: "CParleySystem",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
         .target(
             name: "Parley",
             dependencies: [
-                "CParleyZlib",
+                "CParleySystem",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             ],

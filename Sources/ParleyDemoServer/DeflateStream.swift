@@ -1,4 +1,4 @@
-import CParleyZlib
+import CParleySystem
 
 /// A zlib deflate stream, for the demo server's compressed routes: whole bodies in one call, or pieces with flushes
 /// in between (the gzip bomb).
@@ -56,7 +56,7 @@ final class DeflateStream {
                 stream.pointee.avail_in = UInt32(source.count)
                 stream.pointee.next_out = buffer.baseAddress
                 stream.pointee.avail_out = UInt32(buffer.count)
-                status = CParleyZlib.deflate(stream, flush)
+                status = CParleySystem.deflate(stream, flush)
                 count = buffer.count - Int(stream.pointee.avail_out)
                 stream.pointee.next_in = nil
                 stream.pointee.next_out = nil

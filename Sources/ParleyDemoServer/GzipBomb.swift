@@ -1,4 +1,4 @@
-import CParleyZlib
+import CParleySystem
 
 /// A gzip body of zeros that inflates to far more than it weighs (about 1000 to 1), made without ever holding the
 /// inflated bytes: one gzip member whose deflate data is cut by full flushes into 1 MiB pieces, all alike after the

@@ -1,4 +1,4 @@
-import CParleyZlib
+import CParleySystem
 
 /// One zlib inflate stream (gzip, zlib-wrapped or raw deflate), freed with `inflateEnd` when it is dropped.
 ///
@@ -53,7 +53,7 @@ final class Inflater {
         stream.pointee.avail_in = inputCount
         stream.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: Bytef.self)
         stream.pointee.avail_out = outputCount
-        let status = CParleyZlib.inflate(stream, Z_NO_FLUSH)
+        let status = CParleySystem.inflate(stream, Z_NO_FLUSH)
         let step = Step(
             consumed: Int(inputCount - stream.pointee.avail_in),
             produced: Int(outputCount - stream.pointee.avail_out),

@@ -1,4 +1,4 @@
-import CParleyZlib
+import CParleySystem
 
 extension InflatingBody.Iterator {
     /// Fails with ``ParleyError/Kind/bodyTooLarge`` once the body inflated past the size limit, or past 1 MiB

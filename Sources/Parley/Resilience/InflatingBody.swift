@@ -1,4 +1,4 @@
-import CParleyZlib
+import CParleySystem
 import HTTPTypes
 import OpenAPIRuntime
 

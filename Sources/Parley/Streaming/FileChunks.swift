@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import CParleySystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -136,18 +137,18 @@ struct FileChunks: AsyncSequence, Sendable {
     }
 
     static func size(of descriptor: Int32, path: String) throws(ParleyError) -> Int64 {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
+        var status = parley_file_status()
+        guard parley_fstatus(descriptor, &status) == 0 else {
             throw ParleyError(.invalidRequest, "The file \(path) cannot be inspected: \(describe(errno)). Nothing was sent.")
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
+        guard status.isRegular != 0 else {
             throw ParleyError(
                 .invalidRequest,
                 "\(path) is not a regular file (a directory, device or pipe), so its length is unknown. Nothing was sent; "
                     + "stream other sources with RequestBody.stream(_:)."
             )
         }
-        return Int64(info.st_size)
+        return status.size
     }
 
     static func describe(_ code: Int32) -> String { POSIXFile.describe(code) }

@@ -1,3 +1,4 @@
+import CParleySystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -98,15 +99,15 @@ extension POSIXFile {
 
     /// The size of the regular file at `path`, or `nil` when there is none.
     static func regularFileSize(_ path: String) -> Int64? {
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
-        return Int64(info.st_size)
+        var status = parley_file_status()
+        guard parley_status(path, &status) == 0, status.isRegular != 0 else { return nil }
+        return status.size
     }
 
     /// Whether `path` is a directory.
     static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+        var status = parley_file_status()
+        return parley_status(path, &status) == 0 && status.isDirectory != 0
     }
 
     /// Closes a descriptor.
