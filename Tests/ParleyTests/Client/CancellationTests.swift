@@ -111,37 +111,65 @@ struct CancellationTests {
             let clientLevel = await expectParleyError(.timeout) { try await client.send(Slow(milliseconds: 5_000)) }
             #expect(clientLevel?.description.contains("timeout") == true)
             // The endpoint's own timeout wins over the client's, both ways.
-            _ = try await client.send(Slow(milliseconds: 300, timeout: .seconds(10)))
+            _ = try await client.send(Slow(milliseconds: 300, timeout: .seconds(40)))
             await expectParleyError(.timeout) { try await client.send(Slow(milliseconds: 5_000, timeout: .milliseconds(50))) }
         }
     }
 }
 
-/// Holds the call well past any timeout and ignores cancellation, like a badly written middleware.
+/// Holds the call, ignoring cancellation, until the test opens `gate`: like a badly written middleware.
 struct Stubborn: ClientMiddleware {
+    let gate: Latch
     let finished: Trail
     func intercept(
         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().asyncAfter(deadline: .now() + 3) { continuation.resume() }
-        }
+        await gate.wait()
         finished.add("finished")
         return try await next(request, body, baseURL)
     }
 }
 
-@Suite("Timeouts that do not wait")
+/// A one-way latch: `wait()` returns once `open()` has been called (at once if it has), ignoring cancellation.
+final class Latch: Sendable {
+    private let state = LockedState<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state in
+                if state.isOpen { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.isOpen = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+@Suite("Timeouts that do not wait", .timeLimit(.minutes(1)))
 struct StubbornTimeoutTests {
     @Test("a timeout fires on time even when the call ignores cancellation, and names the request")
     func stubborn() async throws {
         let finished = Trail()
-        try await withDemoClient(.asyncHTTPClient, middlewares: [Stubborn(finished: finished)], configuration: .init(timeout: .milliseconds(100))) { client, _ in
+        let gate = Latch()
+        defer { gate.open() }
+        try await withDemoClient(.asyncHTTPClient, middlewares: [Stubborn(gate: gate, finished: finished)], configuration: .init(timeout: .milliseconds(100))) { client, _ in
+            // The middleware holds the call until the gate opens, which only happens below: the timeout error
+            // must come back while it is still held (else this test would hang into its time limit).
             let error = await expectParleyError(.timeout) { try await client.send(GetUser(id: 1)) }
-            // The error came back while the middleware was still holding the call.
             #expect(finished.all.isEmpty)
             #expect(error?.request?.description.hasSuffix("/users/1") == true)
+            gate.open()
         }
     }
 

@@ -1,10 +1,11 @@
 import Foundation
 import Parley
+import ParleyAsyncHTTPClient
 import ParleyDemoServer
 import ParleyTesting
 import Testing
 
-@Suite("Errors")
+@Suite("Errors", .timeLimit(.minutes(2)))
 struct ParleyErrorTests {
     @Test("a bad base URL is an invalid request, refused before anything is sent", arguments: [
         "ftp://example.com", "/relative/path", "http://", "http://example.com/?q=1", "http://user:secret@example.com",
@@ -76,7 +77,12 @@ struct ParleyErrorTests {
     func tlsFailure(transport: TransportKind) async throws {
         try await withDemoClient(transport) { _, server in
             // The demo server speaks plain HTTP, so a TLS ClientHello gets no valid answer.
-            let https = Client(baseURL: try #require(URL(string: server.baseURL.replacingOccurrences(of: "http:", with: "https:"))), transport: transport.makeTransport())
+            // The handshake fails at once on an idle machine. AsyncHTTPClient counts the handshake in its connect
+            // timeout, so a generous one keeps a starved machine from turning the failure into a `.timeout`.
+            let tlsTransport: any ClientTransport = transport == .asyncHTTPClient
+                ? AsyncHTTPClientTransport(configuration: AsyncHTTPClientTransport.configuration(connectTimeout: .seconds(60)))
+                : transport.makeTransport()
+            let https = Client(baseURL: try #require(URL(string: server.baseURL.replacingOccurrences(of: "http:", with: "https:"))), transport: tlsTransport)
             let error = await expectParleyError(.transport) { try await https.send(GetUser(id: 1)) }
             #expect(error?.request?.url.hasPrefix("https://127.0.0.1:") == true)
             try await https.shutdown()

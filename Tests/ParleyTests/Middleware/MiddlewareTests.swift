@@ -10,7 +10,7 @@ final class Trail: Sendable {
     var all: [String] { lines.withLock { $0 } }
 }
 
-struct TracingMiddleware: ClientMiddleware {
+struct TrailMiddleware: ClientMiddleware {
     let name: String
     let trail: Trail
     func intercept(
@@ -88,7 +88,7 @@ struct MiddlewareTests {
     @Test("runs in order on the way out and in reverse on the way back", arguments: TransportKind.allCases)
     func order(transport: TransportKind) async throws {
         let trail = Trail()
-        let chain: [any ClientMiddleware] = ["a", "b", "c"].map { TracingMiddleware(name: $0, trail: trail) }
+        let chain: [any ClientMiddleware] = ["a", "b", "c"].map { TrailMiddleware(name: $0, trail: trail) }
         try await withDemoClient(transport, middlewares: chain) { client, _ in
             _ = try await client.send(GetUser(id: 1))
         }
@@ -107,7 +107,7 @@ struct MiddlewareTests {
     @Test("can short-circuit with its own response: nothing further runs", arguments: TransportKind.allCases)
     func shortCircuitResponse(transport: TransportKind) async throws {
         let trail = Trail()
-        try await withDemoClient(transport, middlewares: [CannedResponse(), TracingMiddleware(name: "inner", trail: trail)]) { client, _ in
+        try await withDemoClient(transport, middlewares: [CannedResponse(), TrailMiddleware(name: "inner", trail: trail)]) { client, _ in
             let sent111 = try await client.send(GetUser(id: 1))
             #expect(sent111.name == "Cached")
         }

@@ -50,7 +50,7 @@ func withFaultClient<T>(
     _ kind: TransportKind,
     idleTimeout: Duration = .seconds(30),
     middlewares: [any ClientMiddleware] = [],
-    configuration: Client.Configuration = Client.Configuration(timeout: .seconds(10)),
+    configuration: Client.Configuration = Client.Configuration(timeout: .seconds(40)),
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: (Client, FaultServer) async throws -> T
 ) async throws -> T {

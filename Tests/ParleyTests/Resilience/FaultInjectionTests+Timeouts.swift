@@ -49,7 +49,7 @@ struct FaultTimeoutTests {
 
     @Test("a body that never ends fails a buffering decoder with .bodyTooLarge", arguments: TransportKind.allCases)
     func neverEndsBodyTooLarge(_ kind: TransportKind) async throws {
-        let configuration = Client.Configuration(timeout: .seconds(10), maxResponseBodySize: 64 * 1024)
+        let configuration = Client.Configuration(timeout: .seconds(40), maxResponseBodySize: 64 * 1024)
         try await withFaultClient(kind, configuration: configuration) { client, _ in
             await expectParleyError(.bodyTooLarge) { try await client.send(FaultCall<Data>(path: "/never-ends")) }
         }

@@ -12,7 +12,7 @@ struct FaultInjectionTests {
         let client = Client(
             baseURL: try #require(URL(string: try await FaultServer.unusedPortURL())),
             transport: makeFaultTransport(kind),
-            configuration: Client.Configuration(timeout: .seconds(10))
+            configuration: Client.Configuration(timeout: .seconds(40))
         )
         await expectParleyError(.transport) { try await client.send(FaultCall<Data>(path: "/ok")) }
         try await client.shutdown()

@@ -13,7 +13,7 @@ struct FaultServerTests {
         let client = Client(
             baseURL: try #require(URL(string: server.baseURL)),
             transport: AsyncHTTPClientTransport(configuration: AsyncHTTPClientTransport.defaultConfiguration),
-            configuration: Client.Configuration(timeout: .seconds(10))
+            configuration: Client.Configuration(timeout: .seconds(40))
         )
         do {
             let streamed = try await client.stream(FaultCall<Data>(path: "/slow-body"))
@@ -40,7 +40,7 @@ struct FaultServerTests {
         let client = Client(
             baseURL: try #require(URL(string: server.baseURL)),
             transport: AsyncHTTPClientTransport(configuration: AsyncHTTPClientTransport.defaultConfiguration),
-            configuration: Client.Configuration(timeout: .seconds(10))
+            configuration: Client.Configuration(timeout: .seconds(40))
         )
         let streamed = try await client.stream(FaultCall<Data>(path: "/slow-body"))
         #expect(server.openConnections == 1)
