@@ -9,8 +9,12 @@ struct URLEndpoint: Endpoint {
 
     let method: HTTPRequest.Method
     let path: Path
-    let query: Query
+    var query: Query
     let headers: Headers
+    /// The request body; none unless set after `init`.
+    var body: RequestBody = .none
+    /// The status codes accepted; `nil` (the default) for the client's (2xx).
+    var acceptableStatusCodes: StatusCodes?
     /// A short name for error messages ("upload", "download").
     let name: String
 

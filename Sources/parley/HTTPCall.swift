@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import Parley
+import ParleyAsyncHTTPClient
+
+/// One run of `parley get|head|post|put|patch|delete`: builds the request from the options and items, sends it,
+/// writes the answer, and turns the outcome into the exit status (``HTTPExitStatus``).
+struct HTTPCall {
+    let method: HTTPRequest.Method
+    let options: HTTPOptions
+
+    func run() async throws {
+        let items = try HTTPRequestItems(options.items.map(HTTPRequestItem.init(parsing:)), form: options.form)
+        var endpoint = try URLEndpoint(url: options.absoluteURL, method: method, headers: headers(for: items), name: method.rawValue)
+        endpoint.query.items += items.query
+        endpoint.body = items.body.map { .stream(HTTPBody($0), contentType: nil) } ?? .none
+        endpoint.acceptableStatusCodes = .any  // the status decides the exit status, after the body is written
+        let client = Client(
+            baseURL: endpoint.origin,
+            middlewares: middlewares(requestBody: items.body),
+            configuration: Client.Configuration(
+                timeout: options.timeout.map { .seconds($0) },
+                redirects: RedirectPolicy(maxRedirects: options.maxRedirects)
+            )
+        )
+        let started = ContinuousClock.now
+        do {
+            let answer = try await client.stream(endpoint)
+            let status = answer.response.status
+            var excerpt: Data?
+            if method == .head {
+                Terminal.writeOutput(HTTPExchangeLog.describe(answer.response))
+            } else {
+                let printer = HTTPBodyPrinter(mode: options.pretty ?? .automatic)
+                let contentType = answer.response.headerFields[.contentType]
+                excerpt = try await withDeadline(options.timeout.map { .seconds($0) - (ContinuousClock.now - started) }, answer) {
+                    try await printer.output(answer.body, contentType: contentType)
+                }
+            }
+            guard (200..<300).contains(status.code) else {
+                var error = ParleyError(
+                    .unacceptableStatus,
+                    "\(method.rawValue) \(displayURL(items)) was answered \(status.code) \(status.reasonPhrase)"
+                )
+                error.response = answer.response
+                error.body = excerpt
+                throw error
+            }
+        } catch var error as ParleyError {
+            if error.request == nil, error.kind != .unacceptableStatus {
+                error.message = "\(method.rawValue) \(displayURL(items)): " + error.message
+            }
+            Terminal.writeError("parley: \(Redaction(secrets).scrub(error))\n")
+            throw ExitCode(HTTPExitStatus.code(for: error))
+        }
+    }
+
+    /// parley's default header fields, less those `Header:` removed, overridden by the items' fields.
+    private func headers(for items: HTTPRequestItems) -> Headers {
+        var defaults: Headers = ["User-Agent": "parley", "Accept-Encoding": "gzip, deflate"]
+        defaults.append("Accept", items.isJSON ? "application/json, */*;q=0.5" : "*/*")
+        if items.isJSON {
+            defaults.append("Content-Type", "application/json")
+        } else if options.form {
+            defaults.append("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
+        }
+        defaults.fields.removeAll { items.removedHeaders.contains($0.name.lowercased()) }
+        var headers = defaults.merging(items.headers)
+        if let bearer = options.bearer { headers.set("Authorization", "Bearer \(bearer)") }
+        return headers
+    }
+
+    /// Retries outermost, then Basic authentication, then the `--verbose` log (so it sees every attempt's fields).
+    private func middlewares(requestBody: Data?) -> [any ClientMiddleware] {
+        var middlewares: [any ClientMiddleware] = []
+        if options.retries > 0 {
+            middlewares.append(
+                RetryMiddleware(RetryPolicy(maxAttempts: options.retries + 1), budget: .unlimited) { event in
+                    Terminal.writeError("parley: \(event)\n")
+                }
+            )
+        }
+        if let credentials = options.credentials {
+            middlewares.append(BasicAuthMiddleware(username: credentials.user, password: credentials.password))
+        }
+        if options.verbose {
+            middlewares.append(HTTPExchangeLog(requestBody: requestBody, showsResponse: method != .head, write: Terminal.writeError))
+        }
+        return middlewares
+    }
+
+    /// The credentials given on the command line, kept out of error messages.
+    private var secrets: [String] {
+        var secrets = [options.bearer].compactMap(\.self)
+        if let credentials = options.credentials, !credentials.password.isEmpty, let auth = options.auth {
+            secrets += [credentials.password, auth, Data(auth.utf8).base64EncodedString()]
+        }
+        return secrets
+    }
+
+    /// The URL as sent: the one given, with the `name==value` items added to its query.
+    private func displayURL(_ items: HTTPRequestItems) -> String {
+        guard !items.query.isEmpty else { return options.absoluteURL }
+        return options.absoluteURL + (options.absoluteURL.contains("?") ? "&" : "?") + Query(items.query).encoded
+    }
+
+    /// Runs `work`, failing with ``ParleyError/Kind/timeout`` once `limit` has passed (the rest of `--timeout` once
+    /// the response head has arrived: the client's own timeout covers the wait for the head).
+    private func withDeadline<Value: Sendable>(
+        _ limit: Duration?,
+        _ answer: StreamedResponse,
+        _ work: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        guard let limit else { return try await work() }
+        let timeout = options.timeout ?? 0
+        return try await withThrowingTaskGroup(of: Value.self) { group in
+            group.addTask(operation: work)
+            group.addTask {
+                try await Task.sleep(for: max(limit, .zero))
+                var error = ParleyError(.timeout, "The body of the answer did not arrive in full within --timeout \(timeout) s")
+                error.response = answer.response
+                throw error
+            }
+            defer { group.cancelAll() }
+            guard let value = try await group.next() else {
+                throw ParleyError(.cancelled, "The call was cancelled.")
+            }
+            return value
+        }
+    }
+}
