@@ -79,7 +79,9 @@ extension Client {
         do {
             let (response, responseBody) = try await Self.typed {
                 try await CallContext.$current.withValue(context) {
-                    try await self.chain(request, body: body, operationID: context.endpointName)
+                    try await RequestTracing.bind(for: self.middlewares) { tracing in
+                        try await self.chain(request, body: body, operationID: context.endpointName, tracing: tracing)
+                    }
                 }
             }
             guard let permit else { return (response, responseBody) }
@@ -91,15 +93,17 @@ extension Client {
         }
     }
 
-    /// The middlewares, outermost first, around the redirect follower, the decompression and the transport.
+    /// The middlewares, outermost first, around the redirect follower, the decompression and the transport;
+    /// with `tracing`, each request handed to the transport gets a span of its own.
     private func chain(
         _ request: HTTPRequest,
         body: HTTPBody?,
-        operationID: String
+        operationID: String,
+        tracing: RequestTracing?
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let transport = self.transport
         let decompression = configuration.decompression
-        let hop: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, body, url in
+        let send: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, body, url in
             let request = decompression?.prepare(request) ?? request
             let response: HTTPResponse
             let responseBody: HTTPBody?
@@ -110,6 +114,12 @@ extension Client {
             }
             guard let decompression else { return (response, responseBody) }
             return try decompression.decode(response, body: responseBody)
+        }
+        let hop: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+        if let tracing {
+            hop = { request, body, url in try await tracing.send(request, body: body, baseURL: url, hop: send) }
+        } else {
+            hop = send
         }
         let redirects = RedirectFollower(policy: configuration.redirects)
         if middlewares.isEmpty {

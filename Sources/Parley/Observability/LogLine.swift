@@ -1,0 +1,106 @@
+import HTTPTypes
+import Logging
+
+/// The lines ``LoggingMiddleware`` writes about one request: its message texts and metadata, secrets redacted.
+struct LogLine: Sendable {
+    /// The middleware's settings.
+    let middleware: LoggingMiddleware
+    /// The request as sent on.
+    let request: HTTPRequest
+    /// Its URL.
+    let url: RequestURL
+    /// The endpoint's name, or the operation ID outside a `Client`.
+    let endpoint: String
+    /// The attempt number.
+    let attempt: Int
+
+    private var redactedURL: String {
+        url.redacted(queryItems: middleware.redactedQueryItems, placeholder: Redaction.placeholder)
+    }
+
+    /// The message of the line written when the request is sent.
+    var sending: String { "→ \(request.method.rawValue) \(redactedURL)" }
+
+    /// The request's metadata, with its header fields when `detailed`.
+    func requestMetadata(detailed: Bool) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [
+            "parley.endpoint": .string(endpoint),
+            "parley.attempt": .stringConvertible(attempt),
+            "http.request.method": .string(request.method.rawValue),
+            "url.full": .string(redactedURL),
+        ]
+        if detailed { metadata["http.request.headers"] = headers(request.headerFields) }
+        return metadata
+    }
+
+    /// Writes the line about the finished `exchange` to `logger`.
+    func log(_ exchange: ObservedExchange, to logger: Logger) {
+        let failed = exchange.failure != nil || (exchange.response?.status.code ?? 0) >= 500
+        let level = failed ? middleware.failureLevel : middleware.level
+        guard logger.logLevel <= level else { return }
+        let detailed = logger.logLevel <= .debug
+        var metadata = requestMetadata(detailed: detailed)
+        metadata["parley.duration_ms"] = .string(Self.milliseconds(exchange.duration))
+        metadata["parley.bytes_sent"] = .stringConvertible(exchange.sent.bytes)
+        metadata["parley.bytes_received"] = .stringConvertible(exchange.received.bytes)
+        var message = "\(request.method.rawValue) \(redactedURL)"
+        if let response = exchange.response {
+            metadata["http.response.status_code"] = .stringConvertible(response.status.code)
+            if detailed { metadata["http.response.headers"] = headers(response.headerFields) }
+            message += " → \(response.status.code) \(response.status.reasonPhrase)"
+        }
+        if exchange.bodyDropped { metadata["parley.body_dropped"] = "true" }
+        if logger.logLevel <= .trace {
+            metadata["http.request.body"] = Self.excerpt(exchange.sent)
+            metadata["http.response.body"] = Self.excerpt(exchange.received)
+        }
+        var scrubbed: (any Error)?
+        if let failure = exchange.failure {
+            let error = redaction.scrub(failure)
+            scrubbed = error
+            metadata["parley.error_kind"] = .string(ObservationLabels.errorKind(failure))
+            let what = exchange.response == nil ? " failed" : ", then reading the body failed"
+            message += "\(what) after \(Self.milliseconds(exchange.duration)) ms: \(Self.summary(error))"
+        } else {
+            message += " in \(Self.milliseconds(exchange.duration)) ms"
+            if exchange.bodyDropped { message += " (body not read to its end)" }
+        }
+        message += " (attempt \(attempt), sent \(exchange.sent.bytes) B, received \(exchange.received.bytes) B)"
+        logger.log(level: level, "\(message)", error: scrubbed, metadata: metadata)
+    }
+
+    /// The header fields as `name: value` strings, the values of redacted ones replaced.
+    private func headers(_ fields: HTTPFields) -> Logger.MetadataValue {
+        .array(fields.map { field in
+            let value = middleware.redactedHeaders.contains(field.name) ? Redaction.placeholder : field.value
+            return .string("\(field.name.canonicalName): \(value)")
+        })
+    }
+
+    /// Scrubs the request's secrets (redacted query items, user info, redacted header values) out of errors.
+    private var redaction: Redaction {
+        let headerValues = request.headerFields.filter { middleware.redactedHeaders.contains($0.name) }.flatMap { field in
+            // `Bearer abc` or `Basic …`: the credential alone may show up too.
+            [field.value] + field.value.split(separator: " ").dropFirst().map(String.init)
+        }
+        return Redaction(url.secrets(queryItems: middleware.redactedQueryItems) + headerValues)
+    }
+
+    /// A `ParleyError`'s kind and message, or any other error's description.
+    private static func summary(_ error: any Error) -> String {
+        guard let error = error as? ParleyError else { return "\(error)" }
+        return "[\(error.kind)] \(error.message)"
+    }
+
+    /// The kept first bytes of a body as text, `…` marking a cut.
+    private static func excerpt(_ totals: BodyObserver.Totals) -> Logger.MetadataValue {
+        let text = String(decoding: totals.prefix, as: UTF8.self)
+        return .string(totals.truncated ? text + "…" : text)
+    }
+
+    /// `duration` in milliseconds with one decimal.
+    static func milliseconds(_ duration: Duration) -> String {
+        let tenths = duration.components.seconds * 10_000 + duration.components.attoseconds / 100_000_000_000_000
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}
