@@ -1,0 +1,29 @@
+import Foundation
+import ParleyDemoServer
+import Testing
+
+// The DocC catalogs' Swift blocks (Sources/*/*.docc) are compiled and run by the `DocC…` suites in this folder,
+// against the demo server on 127.0.0.1; scripts/check-docs fails when a block is not found in these files line
+// for line. Articles say `https://api.example.com`; the samples use a `baseURL` the tests point at the demo server.
+
+/// Runs `body` with a fresh demo server and its base URL, stopping the server afterwards.
+@discardableResult
+func withDocServer<T>(_ body: (URL, DemoServer) async throws -> T) async throws -> T {
+    let server = try await DemoServer.start()
+    do {
+        let result = try await body(try #require(URL(string: server.baseURL)), server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
+
+/// A fresh folder under the temporary directory, removed after `body`.
+func withTemporaryFolder<T>(_ body: (URL) async throws -> T) async throws -> T {
+    let folder = FileManager.default.temporaryDirectory.appending(path: "parley-docc-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    return try await body(folder)
+}
