@@ -27,15 +27,15 @@ enum Terminal {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
-    /// Prints a response body: indented JSON with sorted keys on a terminal (when it is JSON), otherwise exactly
-    /// the bytes received.
+    /// Prints a response body: indented JSON (keys in the server's order) on a terminal (when it is JSON),
+    /// otherwise exactly the bytes received.
     static func printBody(_ body: Data) {
         guard isOutputTerminal, !body.isEmpty else {
             FileHandle.standardOutput.write(body)
             return
         }
-        if let value = try? JSONDecoder().decode(JSONValue.self, from: body) {
-            FileHandle.standardOutput.write(Data((RPCCommand.render(value) + "\n").utf8))
+        if let indented = try? JSONFormatter(layout: .indented, colors: false).format(Array(body)) {
+            FileHandle.standardOutput.write(Data(indented + [UInt8(ascii: "\n")]))
             return
         }
         FileHandle.standardOutput.write(body)

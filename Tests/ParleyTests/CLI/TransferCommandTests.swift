@@ -1,4 +1,5 @@
 import Foundation
+import Parley
 import ParleyDemoServer
 import Testing
 
@@ -138,7 +139,8 @@ struct ParleyRun {
     let error: String
 
     /// Runs `parley arguments…` to the end, its standard output and error going to files (no pipe to fill up).
-    init(_ arguments: [String]) async throws {
+    /// A run still going after `hangGuard` is terminated (SIGTERM) and recorded as an issue.
+    init(_ arguments: [String], hangGuard: Duration = .seconds(90)) async throws {
         let executable = try #require(Self.executable)
         let folder = try CommandScratchFolder()
         let outputURL = URL(fileURLWithPath: folder.path + "/stdout")
@@ -151,14 +153,22 @@ struct ParleyRun {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: outputURL)
         process.standardError = try FileHandle(forWritingTo: errorURL)
+        let hung = LockedState<Task<Bool, Never>?>(nil)
         status = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
             do {
                 try process.run()
+                let pid = process.processIdentifier
+                hung.withLock { $0 = Task { (try? await Task.sleep(for: hangGuard)) != nil && kill(pid, SIGTERM) == 0 } }
             } catch {
                 process.terminationHandler = nil
                 continuation.resume(throwing: error)
             }
+        }
+        if let guardTask = hung.withLock({ $0 }) {
+            guardTask.cancel()
+            let fired = await guardTask.value
+            #expect(!fired, "parley \(arguments.joined(separator: " ")) was still running after \(hangGuard); terminated")
         }
         output = try Data(contentsOf: outputURL)
         error = String(decoding: try Data(contentsOf: errorURL), as: UTF8.self)
