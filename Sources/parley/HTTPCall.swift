@@ -11,7 +11,12 @@ struct HTTPCall {
 
     func run() async throws {
         let items = try HTTPRequestItems(options.items.map(HTTPRequestItem.init(parsing:)), form: options.form)
-        var endpoint = try URLEndpoint(url: options.absoluteURL, method: method, headers: headers(for: items), name: method.rawValue)
+        var endpoint = try URLEndpoint(
+            url: options.absoluteURL,
+            method: method,
+            headers: headers(for: items),
+            name: method.rawValue
+        )
         endpoint.query.items += items.query
         endpoint.body = items.body.map { .stream(HTTPBody($0), contentType: nil) } ?? .none
         endpoint.acceptableStatusCodes = .any  // the status decides the exit status, after the body is written
@@ -84,7 +89,9 @@ struct HTTPCall {
             middlewares.append(BasicAuthMiddleware(username: credentials.user, password: credentials.password))
         }
         if options.verbose {
-            middlewares.append(HTTPExchangeLog(requestBody: requestBody, showsResponse: method != .head, write: Terminal.writeError))
+            middlewares.append(
+                HTTPExchangeLog(requestBody: requestBody, showsResponse: method != .head, write: Terminal.writeError)
+            )
         }
         return middlewares
     }

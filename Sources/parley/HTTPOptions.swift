@@ -23,7 +23,10 @@ struct HTTPOptions: ParsableArguments {
 
     @Option(
         name: .shortAndLong,
-        help: ArgumentHelp("Basic authentication, split at the first colon ('user:' for an empty password).", valueName: "user:password")
+        help: ArgumentHelp(
+            "Basic authentication, split at the first colon ('user:' for an empty password).",
+            valueName: "user:password"
+        )
     )
     var auth: String?
 
@@ -39,13 +42,18 @@ struct HTTPOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "How to show the body: all (indented, coloured JSON), colors, format (indented, no colours) or none (the bytes "
-                + "as received). Default: all on a terminal, none otherwise.",
+                + "as received). Default: all on a terminal (format if NO_COLOR is set), none otherwise.",
             valueName: "mode"
         )
     )
     var pretty: HTTPPrettyMode?
 
-    @Option(help: ArgumentHelp("Give up after this many seconds (the whole call, body included); exit status 2.", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "Give up after this many seconds (the whole call, body included); exit status 2.",
+            valueName: "seconds"
+        )
+    )
     var timeout: Double?
 
     @Option(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// How a response body is shown, by httpie's `--pretty` names.
 enum HTTPPrettyMode: String, ExpressibleByArgument, CaseIterable {
@@ -16,6 +17,10 @@ enum HTTPPrettyMode: String, ExpressibleByArgument, CaseIterable {
     /// Whether JSON tokens are coloured.
     var colors: Bool { self == .all || self == .colors }
 
-    /// `all` when standard output is a terminal, else `none`.
-    static var automatic: HTTPPrettyMode { Terminal.isOutputTerminal ? .all : .none }
+    /// `all` when standard output is a terminal (`format` when `NO_COLOR` is set), else `none`.
+    static var automatic: HTTPPrettyMode {
+        guard Terminal.isOutputTerminal else { return .none }
+        let noColor = ProcessInfo.processInfo.environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        return noColor ? .format : .all
+    }
 }

@@ -45,7 +45,7 @@ struct HTTPRequestItems {
                 if form {
                     formFields.append(QueryItem(item.name, text))
                 } else {
-                    Self.add(Self.quoted(text), for: item.name, to: &members)
+                    Self.add(try Self.quoted(text), for: item.name, to: &members)
                 }
             case .jsonField, .jsonFieldFromFile:
                 guard !form else {
@@ -61,9 +61,9 @@ struct HTTPRequestItems {
             body = Data(Query(formFields).encoded.utf8)
         } else if !members.isEmpty {
             isJSON = true
-            let object = members.map { member in
+            let object = try members.map { member in
                 let value = member.values.count == 1 ? member.values[0] : "[" + member.values.joined(separator: ",") + "]"
-                return Self.quoted(member.key) + ":" + value
+                return try Self.quoted(member.key) + ":" + value
             }
             body = Data(("{" + object.joined(separator: ",") + "}").utf8)
         }
@@ -101,22 +101,10 @@ struct HTTPRequestItems {
         return text
     }
 
-    /// `text` as a JSON string literal: quotes, backslashes and control characters escaped, the rest as is.
-    static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
+    /// `text` as a JSON string literal (quotes, backslashes and control characters escaped, the rest as is).
+    static func quoted(_ text: String) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        return String(decoding: try encoder.encode(text), as: UTF8.self)
     }
 }

@@ -17,7 +17,9 @@ extension JSONFormatter {
             case UInt8(ascii: "\""):
                 return index + 1
             case UInt8(ascii: "\\"):
-                guard index + 1 < input.count else { throw SyntaxError(offset: start, reason: "a string without its closing quote") }
+                guard index + 1 < input.count else {
+                    throw SyntaxError(offset: start, reason: "a string without its closing quote")
+                }
                 let escaped = input[index + 1]
                 if escaped == UInt8(ascii: "u") {
                     let digits = input[min(index + 2, input.count)..<min(index + 6, input.count)]

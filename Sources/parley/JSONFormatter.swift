@@ -75,7 +75,8 @@ struct JSONFormatter {
                     continue
                 }
                 guard let isObject = openObjects.last, byte == UInt8(ascii: isObject ? "}" : "]") else {
-                    let reason = openObjects.isEmpty ? "unexpected data after the JSON value" : "expected ',' or a closing bracket"
+                    let reason =
+                        openObjects.isEmpty ? "unexpected data after the JSON value" : "expected ',' or a closing bracket"
                     throw SyntaxError(offset: index, reason: reason)
                 }
                 openObjects.removeLast()

@@ -10,7 +10,10 @@ import Testing
     .timeLimit(.minutes(3))
 )
 struct HTTPCommandTests {
-    @Test("each method reaches the server as itself, and the piped answer is the body as received", arguments: ["get", "post", "put", "patch", "delete"])
+    @Test(
+        "each method reaches the server as itself, and the piped answer is the body as received",
+        arguments: ["get", "post", "put", "patch", "delete"]
+    )
     func methods(_ command: String) async throws {
         try await withDemoServer { server in
             let run = try await ParleyRun([command, "\(server.baseURL)/echo"])
@@ -47,7 +50,10 @@ struct HTTPCommandTests {
             ])
             #expect(run.status == 0, "\(run.error)")
             let echo = try JSONDecoder().decode(Echo.self, from: run.output)
-            #expect(echo.body == #"{"name":["Ada","Bob"],"n":42,"tags":["a",{"b":null}]}"#, "members in order; a repeated key is an array")
+            #expect(
+                echo.body == #"{"name":["Ada","Bob"],"n":42,"tags":["a",{"b":null}]}"#,
+                "members in order; a repeated key is an array"
+            )
             #expect(echo.header("content-type") == ["application/json"])
             #expect(echo.header("x-trace") == ["abc", "def"], "values trimmed; a repeated header is sent twice")
             #expect(echo.header("x-empty") == [""])
@@ -76,7 +82,8 @@ struct HTTPCommandTests {
             ])
             #expect(ok.status == 0, "\(ok.error)")
             let echo = try JSONDecoder().decode(Echo.self, from: ok.output)
-            let expected = #"{"a=b":"c","url":"http://h:1/p?q=1","k:":"v","plain":"back\\slash","semi;colon":"1","at":"@home","#
+            let expected =
+                #"{"a=b":"c","url":"http://h:1/p?q=1","k:":"v","plain":"back\\slash","semi;colon":"1","at":"@home","#
                 + #""mail":"ada@example.com"}"#
             #expect(echo.body == expected)
             #expect(echo.header("x-path") == [#"C:\tmp"#])
@@ -193,7 +200,9 @@ struct HTTPCommandTests {
                 let count = Int(query.dropFirst(2).prefix { $0.isNumber }) ?? 0
                 #expect(run.output == Data((0..<count).map { UInt8($0 % 251) }), "\(query): \(run.output.count) bytes")
             }
-            let json = try await ParleyRun(["get", "\(server.baseURL)/status/200", #"body=={"b": 1,"a":[ ]}"#, "contentType==application/json"])
+            let json = try await ParleyRun([
+                "get", "\(server.baseURL)/status/200", #"body=={"b": 1,"a":[ ]}"#, "contentType==application/json",
+            ])
             #expect(json.text == #"{"b": 1,"a":[ ]}"#)
         }
     }
@@ -244,13 +253,38 @@ struct HTTPCommandTests {
 
                 """
             #expect(all.text == colored)
-            let colors = try await ParleyRun(["get", "--pretty", "colors", url, #"body=={"k": [1]}"#, "contentType==application/json"])
+            let colors = try await ParleyRun([
+                "get", "--pretty", "colors", url, #"body=={"k": [1]}"#, "contentType==application/json",
+            ])
             #expect(colors.text == "{\(key("k")): [\(value("1", number))]}\n", "colours, the server's layout")
 
-            let invalid = try await ParleyRun(["get", "--pretty", "all", url, #"body=={"k": nope}"#, "contentType==application/json"])
+            let invalid = try await ParleyRun([
+                "get", "--pretty", "all", url, #"body=={"k": nope}"#, "contentType==application/json",
+            ])
             #expect(invalid.text == "{\"k\": nope}\n", "JSON that does not parse: as received, with a final line break")
             let text = try await ParleyRun(["get", "--pretty", "all", url, "body==plain text"])
             #expect(text.text == "plain text\n", "not JSON: as received, with a final line break")
+        }
+    }
+
+    @Test(
+        "on a terminal (a pseudo-terminal from script) JSON is indented and coloured without --pretty",
+        .enabled(if: ParleyRun.script != nil, "needs util-linux script for a pseudo-terminal")
+    )
+    func terminal() async throws {
+        try await withDemoServer { server in
+            let request = ["get", "\(server.baseURL)/status/200", #"body=={"b":1,"a":"x"}"#, "contentType==application/json"]
+            let run = try await ParleyRun(request, onTerminal: true, environment: ["NO_COLOR": nil])
+            #expect(run.status == 0, "\(run.text)")
+            let (key, reset) = ("\u{1B}[34;1m", "\u{1B}[0m")
+            let expected = "{\n  \(key)\"b\"\(reset): \u{1B}[36m1\(reset),\n  \(key)\"a\"\(reset): \u{1B}[32m\"x\"\(reset)\n}\n"
+            #expect(run.text.replacing("\r\n", with: "\n") == expected, "\(run.text.debugDescription)")
+
+            let noColor = try await ParleyRun(request, onTerminal: true, environment: ["NO_COLOR": "1"])
+            #expect(noColor.text.replacing("\r\n", with: "\n") == "{\n  \"b\": 1,\n  \"a\": \"x\"\n}\n", "NO_COLOR: no colours")
+
+            let plain = try await ParleyRun(request + ["--pretty", "none"], onTerminal: true)
+            #expect(plain.text == #"{"b":1,"a":"x"}"#, "--pretty none: the bytes as received, even on a terminal")
         }
     }
 
@@ -260,7 +294,12 @@ struct HTTPCommandTests {
             let run = try await ParleyRun(["get", "\(server.baseURL)/status/404", "body==no such user"])
             #expect(run.status == 4, "\(run.error)")
             #expect(run.text == "no such user")
-            #expect(run.error.hasPrefix("parley: Parley unacceptableStatus error: GET \(server.baseURL)/status/404?body=no%20such%20user"), "\(run.error)")
+            #expect(
+                run.error.hasPrefix(
+                    "parley: Parley unacceptableStatus error: GET \(server.baseURL)/status/404?body=no%20such%20user"
+                ),
+                "\(run.error)"
+            )
             #expect(run.error.contains("404 Not Found"), "\(run.error)")
 
             let missing = try await ParleyRun(["get", "\(server.baseURL)/no-such-route"])
@@ -335,7 +374,8 @@ struct HTTPCommandTests {
     @Test(
         "bad items and options are usage errors (exit 64) that say what is wrong, before anything is sent",
         arguments: [
-            (["n:=4x"], "is not valid JSON"), (["just-a-word"], "is not a request item"), (["Bad Header:x"], "not a valid header name"),
+            (["n:=4x"], "is not valid JSON"), (["just-a-word"], "is not a request item"),
+            (["Bad Header:x"], "not a valid header name"),
             (["=v"], "has no name"), (["f@/etc/hosts"], "parley upload"), (["--form", "n:=1"], "--form"),
             (["--auth", "ada"], "user:password"), (["--auth", "a:b", "--bearer", "t"], "not both"), (["X-A;b"], "Header;"),
             (["--timeout", "0"], "--timeout"), (["f=@/no/such/file"], "cannot read"),

@@ -138,9 +138,20 @@ struct ParleyRun {
     let output: Data
     let error: String
 
-    /// Runs `parley arguments…` to the end, its standard output and error going to files (no pipe to fill up).
-    /// A run still going after `hangGuard` is terminated (SIGTERM) and recorded as an issue.
-    init(_ arguments: [String], hangGuard: Duration = .seconds(90)) async throws {
+    /// `script`, which runs a command on a pseudo-terminal (util-linux), if this machine has it.
+    static let script: URL? = ["/usr/bin/script", "/bin/script"].map(URL.init(fileURLWithPath:))
+        .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+
+    /// Runs `parley arguments…` to the end, its standard output and error going to files (no pipe to fill up), or
+    /// with `onTerminal` both on a pseudo-terminal through ``script`` (whose output, in the output file, has CR LF
+    /// line ends). `environment` changes the inherited environment (`nil` removes a variable). A run still going
+    /// after `hangGuard` is terminated (SIGTERM) and recorded as an issue.
+    init(
+        _ arguments: [String],
+        onTerminal: Bool = false,
+        environment: [String: String?] = [:],
+        hangGuard: Duration = .seconds(90)
+    ) async throws {
         let executable = try #require(Self.executable)
         let folder = try CommandScratchFolder()
         let outputURL = URL(fileURLWithPath: folder.path + "/stdout")
@@ -148,9 +159,20 @@ struct ParleyRun {
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if onTerminal {
+            let quoted = ([executable.path] + arguments).map { "'" + $0.replacing("'", with: #"'\''"#) + "'" }
+            process.executableURL = try #require(Self.script)
+            process.arguments = ["-qec", "exec " + quoted.joined(separator: " "), "/dev/null"]
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         process.standardInput = FileHandle.nullDevice
+        if !environment.isEmpty {
+            var inherited = ProcessInfo.processInfo.environment
+            for (name, value) in environment { inherited[name] = value }
+            process.environment = inherited
+        }
         process.standardOutput = try FileHandle(forWritingTo: outputURL)
         process.standardError = try FileHandle(forWritingTo: errorURL)
         let hung = LockedState<Task<Bool, Never>?>(nil)
