@@ -81,6 +81,7 @@ enum DocCEndpoints {
         static var encoder: JSONEncoder {
             let encoder = JSONEncoder()
             encoder.keyEncodingStrategy = .convertToSnakeCase
+            encoder.outputFormatting = .sortedKeys
             return encoder
         }
     }

@@ -1,0 +1,39 @@
+import Foundation
+import Parley
+import ParleyAsyncHTTPClient
+import ParleyDemoServer
+import Testing
+
+// The Parley blocks of Sources/Parley/Parley.docc/MigratingToParley.md, compiled and run against the demo server.
+enum DocCMigratingToParley {
+    struct User: Codable, Sendable {
+        let id: Int
+        let name: String
+        let email: String
+    }
+
+    struct GetUser: Endpoint {
+        typealias Response = User
+        let id: Int
+        var path: Path { "/users/\(id)" }
+    }
+}
+
+extension DocCMigratingToParley {
+    @Suite("DocC: Migrating to Parley", .timeLimit(.minutes(1)))
+    struct Examples {
+        @Test("a promise's done and catch become an awaited call in a do block")
+        func promiseToAsync() async throws {
+            let server = try await DemoServer.start()
+            defer { Task { await server.stop() } }
+            let client = Client(baseURL: try #require(URL(string: server.baseURL)))
+            do {
+                let user = try await client.send(GetUser(id: 1))
+                print("Got user: \(user.name)")
+            } catch {
+                print("An error occurred: \(error)")
+            }
+            #expect(try await client.send(GetUser(id: 1)).name == "Ada Lovelace")
+        }
+    }
+}
