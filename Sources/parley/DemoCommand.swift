@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
@@ -18,6 +19,21 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on (0 picks a free one).")
     var port = 0
 
+    @Option(
+        help: ArgumentHelp(
+            "Log every request of the walkthrough to standard error at this level: "
+                + Logger.Level.allCases.map(\.rawValue).joined(separator: ", ") + " (headers at debug, bodies at trace).",
+            valueName: "level"
+        ),
+        transform: { text in
+            guard let level = Logger.Level(rawValue: text.lowercased()) else {
+                throw ValidationError("'\(text)' is not a log level: use " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", ") + ".")
+            }
+            return level
+        }
+    )
+    var logLevel: Logger.Level?
+
     func run() async throws {
         if serve {
             try await DemoServer.run(port: port) { port, webSocketPort in
@@ -28,9 +44,18 @@ struct DemoCommand: AsyncParsableCommand {
             }
             return
         }
+        var middlewares: [any ClientMiddleware] = []
+        if let logLevel {
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = logLevel
+                return handler
+            }
+            middlewares.append(.logging(Logger(label: "parley.demo")))
+        }
         let server = try await DemoServer.start(port: port)
         do {
-            try await DemoWalkthrough(baseURL: server.baseURL, webSocketURL: server.webSocketURL).run()
+            try await DemoWalkthrough(baseURL: server.baseURL, webSocketURL: server.webSocketURL, middlewares: middlewares).run()
         } catch {
             await server.stop()
             throw error

@@ -75,7 +75,7 @@ extension DemoWalkthrough {
     /// A flaky endpoint that succeeds after retries, and a bearer token refreshed after the server revoked it,
     /// each attempt printed.
     func resilience(_ url: URL) async throws {
-        let tokens = Client(baseURL: url, headers: ["User-Agent": "parley-demo/1.0"])
+        let tokens = Client(baseURL: url, headers: ["User-Agent": "parley-demo/1.0"], middlewares: middlewares)
         let retry = RetryMiddleware(
             RetryPolicy(maxAttempts: 4, initialBackoff: .milliseconds(100)),
             onRetry: { event in print("    \(event)") }
@@ -88,7 +88,7 @@ extension DemoWalkthrough {
         let client = Client(
             baseURL: url,
             headers: ["User-Agent": "parley-demo/1.0"],
-            middlewares: [retry, auth, PrintAttempts()]
+            middlewares: [retry, auth] + middlewares + [PrintAttempts()]
         )
         print("→ GET /flaky (fails twice with 503 and Retry-After: 1, then answers), with .retry(maxAttempts: 4)")
         let answer = try await client.send(FlakyStatus(key: String(UUID().uuidString.prefix(8))))

@@ -46,7 +46,7 @@ extension DemoWalkthrough {
     /// Reads `/sse`, which drops the connection after three events: the stream reconnects after the server's
     /// `retry` with `Last-Event-ID`, and the server continues from there.
     func serverSentEvents(_ url: URL) async throws {
-        let client = Client(baseURL: url, middlewares: [ConnectionLog()])
+        let client = Client(baseURL: url, middlewares: [ConnectionLog()] + middlewares)
         print("→ GET /sse?count=5&retry=100&dropAfter=3: Server-Sent Events, the server drops the connection after 3")
         for try await event in client.events(Ticks(count: 5, retry: 100, dropAfter: 3)) {
             print("  \(event.type) id \(event.lastEventID): \(event.data)")

@@ -12,10 +12,12 @@ import ParleyJSONRPCWebSocket
 struct DemoWalkthrough {
     let baseURL: String
     let webSocketURL: String
+    /// Added to every client of the walkthrough (`--log-level` adds a logging middleware); none by default.
+    var middlewares: [any ClientMiddleware] = []
 
     func run() async throws {
         guard let url = URL(string: baseURL) else { throw ParleyError(.invalidRequest, "bad demo URL \(baseURL)") }
-        let client = Client(baseURL: url, headers: ["User-Agent": "parley-demo/1.0"])
+        let client = Client(baseURL: url, headers: ["User-Agent": "parley-demo/1.0"], middlewares: middlewares)
         print("Parley demo against \(baseURL)\n")
 
         print("→ GET /users")
@@ -49,7 +51,7 @@ struct DemoWalkthrough {
 
     /// A JSON-RPC call, a batch answered in any order and matched by id, and an error object.
     private func jsonRPC(_ url: URL) async throws {
-        let rpc = JSONRPCClient(http: Client(baseURL: url), path: "/rpc")
+        let rpc = JSONRPCClient(http: Client(baseURL: url, middlewares: middlewares), path: "/rpc")
         print("→ JSON-RPC subtract [42, 23] over POST /rpc")
         print("  \(try await rpc.call(Subtract(params: [42, 23])))\n")
         print("→ JSON-RPC batch: sum [1, 2, 4], subtract {minuend: 42, subtrahend: 23}, get_data")

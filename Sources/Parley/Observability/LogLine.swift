@@ -39,7 +39,7 @@ struct LogLine: Sendable {
         let level = failed ? middleware.failureLevel : middleware.level
         guard logger.logLevel <= level else { return }
         let detailed = logger.logLevel <= .debug
-        var metadata = requestMetadata(detailed: detailed)
+        var metadata = requestMetadata(detailed: false)  // the request's header fields went with the line when sent
         metadata["parley.duration_ms"] = .string(Self.milliseconds(exchange.duration))
         metadata["parley.bytes_sent"] = .stringConvertible(exchange.sent.bytes)
         metadata["parley.bytes_received"] = .stringConvertible(exchange.received.bytes)

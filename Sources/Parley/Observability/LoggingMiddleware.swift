@@ -19,8 +19,10 @@ public import OpenAPIRuntime
 /// end (or failed while read, or was released unread), because only then are the bytes received and a failure
 /// mid-body known; a streamed body still streams. It is logged at ``level``, or at ``failureLevel`` when the
 /// exchange failed (an error from downstream or from the body) or the status is 5xx. At `.debug` and below, a
-/// line is also written when the request is sent, and the header fields of both are included; at `.trace`, the
-/// first ``bodyLimit`` bytes of each body too (bodies are logged as they are: trace logs may show personal data).
+/// line is also written when the request is sent, with the request's header fields, and the line at the end
+/// carries the response's; at `.trace`, the end line also carries the first ``bodyLimit`` bytes of each body
+/// (kept as they pass, since the request body is only read while it is sent; bodies are logged as they are:
+/// trace logs may show personal data).
 ///
 /// **Secrets.** In URLs the user info and the values of the query items named in ``redactedQueryItems`` are
 /// replaced by `<redacted>`; the values of the header fields in ``redactedHeaders`` (always `Authorization`,
