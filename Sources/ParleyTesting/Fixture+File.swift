@@ -34,14 +34,11 @@ extension Fixture {
         }
     }
 
-    /// The fixture as pretty-printed JSON with sorted keys, ending with a newline: stable and diffable.
+    /// The fixture as the JSON text of its file, laid out for diffs: one line per header field and per body, keys
+    /// in reading order, ending with a newline.
     public func encoded() throws(ParleyError) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
-            var data = try encoder.encode(self)
-            data.append(UInt8(ascii: "\n"))
-            return data
+            return Data(try FixtureWriter.text(of: self).utf8)
         } catch {
             throw ParleyError(.encoding, "The fixture could not be encoded as JSON: \(error)", underlying: error)
         }

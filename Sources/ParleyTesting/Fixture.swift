@@ -1,27 +1,38 @@
 /// HTTP exchanges recorded by a ``RecordingTransport`` and answered again, offline, by a ``ReplayTransport``.
 ///
-/// On disk a fixture is pretty-printed JSON with sorted keys, so that a re-recording shows as a readable diff:
+/// On disk a fixture is JSON laid out for diffs (one line per header field and per body), so that a re-recording
+/// reviews well:
 ///
 /// ```json
 /// {
-///   "exchanges" : [
+///   "format": "parley-fixture/1",
+///   "redacted": {
+///     "headers": ["Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-API-Key"],
+///     "queryItems": ["access_token", "api_key", "apikey", "client_secret", "password", "token"],
+///     "bodyKeys": ["access_token", "api_key", "client_secret", "id_token", "password", "refresh_token", "secret", "token"]
+///   },
+///   "exchanges": [
 ///     {
-///       "request" : {
-///         "body" : { "text" : "{\"name\":\"Ada\",\"password\":\"<redacted>\"}" },
-///         "headers" : [ [ "Authorization", "Bearer <redacted>" ], [ "Content-Type", "application/json" ] ],
-///         "method" : "POST",
-///         "url" : "http://127.0.0.1:8080/users?api_key=<redacted>"
+///       "request": {
+///         "method": "POST",
+///         "url": "http://127.0.0.1:8080/users?api_key=<redacted>",
+///         "headers": [
+///           ["Authorization", "Bearer <redacted>"],
+///           ["Content-Type", "application/json"]
+///         ],
+///         "body": {"text": "{\"name\":\"Ada\",\"password\":\"<redacted>\"}"}
 ///       },
-///       "response" : {
-///         "body" : { "base64" : "AAEC/w==" },
-///         "headers" : [ [ "Content-Type", "application/octet-stream" ], [ "Content-Length", "4" ] ],
-///         "reason" : "OK",
-///         "status" : 200
+///       "response": {
+///         "status": 200,
+///         "reason": "OK",
+///         "headers": [
+///           ["Content-Type", "application/octet-stream"],
+///           ["Content-Length", "4"]
+///         ],
+///         "body": {"base64": "AAEC/w=="}
 ///       }
 ///     }
-///   ],
-///   "format" : "parley-fixture/1",
-///   "redacted" : { "bodyKeys" : [ "password" ], "headers" : [ "Authorization" ], "queryItems" : [ "api_key" ] }
+///   ]
 /// }
 /// ```
 ///

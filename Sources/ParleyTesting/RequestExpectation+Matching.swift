@@ -12,6 +12,11 @@ extension RequestExpectation {
         differences(from: request).isEmpty
     }
 
+    /// Whether `request` has this expectation's method and path (so that a difference is worth showing as one).
+    func hasSameTarget(as request: RecordedRequest) -> Bool {
+        request.method == method && Self.segments(request.path) == Self.segments(path)
+    }
+
     /// How `request` differs from this expectation, one line per difference (empty when it matches).
     public func differences(from request: RecordedRequest) -> [String] {
         var differences: [String] = []

@@ -45,9 +45,7 @@ extension RequestExpectation {
         var rows: [Row] = []
         var missing: [Int] = [], extra: [Int] = []
         func flush() {
-            for (expectation, index) in zip(missing, extra) { rows.append(.differs(expectation, index)) }
-            rows += extra.dropFirst(missing.count).map { Row.extra($0) }
-            rows += missing.dropFirst(extra.count).map { Row.missing($0) }
+            rows += pair(missing, extra, expected, received)
             missing.removeAll()
             extra.removeAll()
         }
@@ -67,6 +65,40 @@ extension RequestExpectation {
             }
         }
         flush()
+        return rows
+    }
+
+    /// The rows of a stretch between two matches: an expectation and a request for the same method and path are
+    /// paired (in order) as a difference; the others are missing or extra.
+    private static func pair(
+        _ missing: [Int],
+        _ extra: [Int],
+        _ expected: [RequestExpectation],
+        _ received: [RecordedRequest]
+    ) -> [Row] {
+        var partner: [Int: Int] = [:]  // received index → expectation index
+        var next = 0
+        for expectation in missing {
+            let target = expected[expectation]
+            guard let found = extra[next...].firstIndex(where: { target.hasSameTarget(as: received[$0]) }) else { continue }
+            partner[extra[found]] = expectation
+            next = found + 1
+        }
+        var rows: [Row] = []
+        var pending = missing[...]
+        for index in extra {
+            guard let expectation = partner[index] else {
+                rows.append(.extra(index))
+                continue
+            }
+            while let first = pending.first, first != expectation {
+                if !partner.values.contains(first) { rows.append(.missing(first)) }
+                pending = pending.dropFirst()
+            }
+            pending = pending.dropFirst()
+            rows.append(.differs(expectation, index))
+        }
+        rows += pending.filter { !partner.values.contains($0) }.map { Row.missing($0) }
         return rows
     }
 }
