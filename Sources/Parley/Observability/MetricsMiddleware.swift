@@ -18,7 +18,7 @@ public import OpenAPIRuntime
 /// |---|---|---|---|
 /// | `http.client.requests` | Counter | method, endpoint, status_class | exchanges over |
 /// | `http.client.errors` | Counter | method, endpoint, kind | exchanges that failed |
-/// | `http.client.request.duration` | Timer | method, endpoint, status_class | time to the end of the body |
+/// | `http.client.request.duration` | Timer (nanoseconds) | method, endpoint, status_class | time to the end of the body |
 /// | `http.client.active_requests` | Meter | method, endpoint | exchanges in flight |
 /// | `http.client.request.body.bytes` | Counter | method, endpoint | bytes of request bodies sent |
 /// | `http.client.response.body.bytes` | Counter | method, endpoint | bytes of response bodies read |

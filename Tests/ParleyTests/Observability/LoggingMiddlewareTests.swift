@@ -171,6 +171,35 @@ struct LoggingMiddlewareTests {
         }
     }
 
+    @Test("Outside a Client (as in an OpenAPI-generated client): the operation ID names the endpoint, user info is redacted")
+    func standalone() async throws {
+        let log = LogRecorder()
+        let server = try await DemoServer.start()
+        do {
+            let transport = TransportKind.asyncHTTPClient.makeTransport()
+            let plain = try #require(URL(string: server.baseURL))
+            let withCredentials = try #require(URL(string: "http://ada:pass-w0rd@127.0.0.1:\(server.port)"))
+            let (response, body) = try await LoggingMiddleware(logger: log.logger(level: .info)).intercept(
+                HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/echo?api_key=k3y-secret"),
+                body: nil,
+                baseURL: withCredentials,
+                operationID: "getEcho"
+            ) { request, body, _ in
+                try await transport.send(request, body: body, baseURL: plain, operationID: "getEcho")
+            }
+            #expect(response.status == .ok)
+            _ = try await Data(collecting: try #require(body), upTo: 1 << 20)
+            let line = try #require(log.completions.first)
+            #expect(line["url.full"] == "http://<redacted>:<redacted>@127.0.0.1:\(server.port)/echo?api_key=<redacted>")
+            #expect(line["parley.endpoint"] == "getEcho")
+            #expect(!line.everything.contains("pass-w0rd") && !line.everything.contains("k3y-secret"))
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
     @Test("Below the logger's level nothing is written")
     func belowLevel() async throws {
         let log = LogRecorder()

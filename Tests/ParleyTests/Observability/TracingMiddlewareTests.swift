@@ -126,27 +126,29 @@ struct TracingMiddlewareTests {
         }
     }
 
-    @Test("Outside a Client (as in an OpenAPI-generated client) the middleware opens the span itself")
+    @Test("Outside a Client (as in an OpenAPI-generated client) the middleware opens the span itself; user info is redacted")
     func standalone() async throws {
         let tracer = W3CInMemoryTracer()
         let server = try await DemoServer.start()
         do {
             let transport = TransportKind.asyncHTTPClient.makeTransport()
-            let baseURL = try #require(URL(string: server.baseURL))
+            let plain = try #require(URL(string: server.baseURL))
+            let withCredentials = try #require(URL(string: "http://ada:pass-w0rd@127.0.0.1:\(server.port)"))
             let (response, body) = try await TracingMiddleware(tracer: tracer).intercept(
                 HTTPRequest(method: .get, scheme: nil, authority: nil, path: "/echo"),
                 body: nil,
-                baseURL: baseURL,
+                baseURL: withCredentials,
                 operationID: "getEcho"
-            ) { request, body, url in
-                try await transport.send(request, body: body, baseURL: url, operationID: "getEcho")
+            ) { request, body, _ in
+                try await transport.send(request, body: body, baseURL: plain, operationID: "getEcho")
             }
             #expect(response.status == .ok)
             let bytes = try await Data(collecting: try #require(body), upTo: 1 << 20)
             let echo = try JSONDecoder().decode(Echo.self, from: bytes)
             let span = try #require(tracer.finishedSpans.first)
             #expect(span.attribute("parley.endpoint") == "getEcho")
-            #expect(span.attribute("url.full") == "\(server.baseURL)/echo")
+            #expect(span.attribute("url.full") == "http://REDACTED:REDACTED@127.0.0.1:\(server.port)/echo")
+            #expect(span.attribute("server.address") == "127.0.0.1")
             #expect(echo.header("traceparent") == ["00-\(span.traceID)-\(span.spanID)-01"])
         } catch {
             await server.stop()
