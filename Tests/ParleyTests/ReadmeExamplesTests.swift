@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
@@ -185,6 +186,26 @@ extension Readme {
 
             #expect(me["subject"] == "demo")
             #expect(issued.value == 1)
+        }
+
+        @Test("the observability example runs")
+        func observability() async throws {
+            let server = try await DemoServer.start()
+            defer { Task { await server.stop() } }
+            let baseURL = try #require(URL(string: server.baseURL))
+
+            let client = Client(
+                baseURL: baseURL,
+                middlewares: [
+                    .logging(Logger(label: "api")),   // one line per exchange: method, URL, status, duration, attempt, bytes
+                    .metrics(),                       // http.client.requests, .errors, .request.duration, … per endpoint name
+                    .tracing(),                       // a CLIENT span per request sent, W3C traceparent injected
+                    .retry(),
+                ]
+            )
+            let user = try await client.send(GetUser(id: 1))
+
+            #expect(user.id == 1)
         }
     }
 }
