@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import OpenAPIRuntime
 import Parley
 
 /// A copy of the bytes of one body, kept as they pass on their way to the reader, up to a limit.
@@ -75,6 +76,24 @@ final class BodyTap: Sendable {
         }
         guard let outcome else { return nil }
         return onFinish?(outcome)
+    }
+
+    /// A tap of `limit` bytes on a request body about to be sent, and the body to send in its place (`nil`s for none).
+    static func tapping(_ body: HTTPBody?, limit: Int) -> (body: HTTPBody?, tap: BodyTap?) {
+        guard let body else { return (nil, nil) }
+        let tap = BodyTap(limit: limit)
+        return (TappedBody.wrap(body, tap: tap), tap)
+    }
+
+    /// Fails with ``ParleyError/Kind/bodyTooLarge`` when this request body (of `subject`, as `POST /x`) passed
+    /// the limit, naming `recorder` and what was lost.
+    func checkLimit(subject: String, recorder: String, lost: String) throws(ParleyError) {
+        guard snapshot.overflowed else { return }
+        throw ParleyError(
+            .bodyTooLarge,
+            "The request body of \(subject) is larger than the \(limit) bytes \(recorder) keeps of a body\(lost). "
+                + "Raise its maxBodySize, or leave this call out."
+        )
     }
 
     /// The bytes copied so far, whether the body was read to its end, and whether it passed the limit.

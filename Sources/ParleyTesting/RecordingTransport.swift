@@ -103,20 +103,13 @@ public final class RecordingTransport: ShutdownTransport {
         operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let slot = store.begin()
-        let requestTap = BodyTap(limit: maxBodySize)
-        let sentBody = body.map { TappedBody.wrap($0, tap: requestTap) }
+        let (sentBody, requestTap) = BodyTap.tapping(body, limit: maxBodySize)
         let (response, responseBody) = try await wrapped.send(request, body: sentBody, baseURL: baseURL, operationID: operationID)
         let url = request.absoluteURLString(baseURL: baseURL)
         let subject = "\(request.method.rawValue) \(secrets.scrub(redaction.redacted(url: url)))"
-        if requestTap.snapshot.overflowed {
-            throw ParleyError(
-                .bodyTooLarge,
-                "The request body of \(subject) is larger than the \(maxBodySize) bytes RecordingTransport keeps of a "
-                    + "body; the exchange was not recorded. Raise maxBodySize, or leave this call out of the recording."
-            )
-        }
+        try requestTap?.checkLimit(subject: subject, recorder: "RecordingTransport", lost: "; the exchange was not recorded")
         let record: @Sendable (Fixture.Body?) -> ParleyError? = { [store] responseBody in
-            let requestBody = sentBody.map { _ in requestTap.snapshot }
+            let requestBody = requestTap?.snapshot
             let exchange = self.exchange(request, url: url, body: requestBody, response: response, responseBody: responseBody)
             return store.complete(slot, with: exchange)
         }

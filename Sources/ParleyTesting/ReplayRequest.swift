@@ -19,14 +19,14 @@ struct ReplayRequest: Sendable {
         self.method = method
         self.body = body
         self.contentType = contentType
-        if let mark = target.firstIndex(of: "?") {
-            path = String(target[..<mark])
-            let query = target[target.index(after: mark)...]
-            self.query = query.isEmpty ? [] : Query(percentEncoded: String(query)).items
-        } else {
-            path = target
-            query = []
-        }
+        (path, query) = Self.split(target)
+    }
+
+    /// The path (still percent-encoded) and the decoded query items of `target`, such as `/users?page=2`.
+    static func split(_ target: String) -> (path: String, query: [QueryItem]) {
+        guard let mark = target.firstIndex(of: "?") else { return (target, []) }
+        let query = target[target.index(after: mark)...]
+        return (String(target[..<mark]), query.isEmpty ? [] : Query(percentEncoded: String(query)).items)
     }
 
     /// The path and query of a URL (`http://host:1/a?b` → `/a?b`), its fragment dropped.

@@ -66,14 +66,7 @@ public struct RequestExpectation: Sendable, CustomStringConvertible {
     /// A request of `method` to `target` (a path with an optional, percent-encoded `?query`).
     public init(_ method: HTTPRequest.Method, _ target: String) {
         self.method = method
-        if let mark = target.firstIndex(of: "?") {
-            path = String(target[..<mark])
-            let query = target[target.index(after: mark)...]
-            self.query = query.isEmpty ? [] : Query(percentEncoded: String(query)).items
-        } else {
-            path = target
-            query = []
-        }
+        (path, query) = ReplayRequest.split(target)
     }
 
     /// A request of `method` to `target`.

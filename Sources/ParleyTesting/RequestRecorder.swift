@@ -75,25 +75,19 @@ public final class RequestRecorder: ShutdownTransport {
         baseURL: URL,
         operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        let tap = body.map { _ in BodyTap(limit: maxBodySize) }
+        let (sent, tap) = BodyTap.tapping(body, limit: maxBodySize)
         let recorded = RecordedRequest(head: request, body: Data(), operationID: operationID)
         let id = state.withLock { state in
             defer { state.nextID += 1 }
             state.entries.append(Entry(id: state.nextID, request: recorded, tap: tap))
             return state.nextID
         }
-        let sent: HTTPBody? = if let body, let tap { TappedBody.wrap(body, tap: tap) } else { nil }
         let (response, responseBody) = try await wrapped.send(request, body: sent, baseURL: baseURL, operationID: operationID)
         state.withLock { state in
             if let index = state.entries.firstIndex(where: { $0.id == id }) { state.entries[index].request.response = response }
         }
-        if tap?.snapshot.overflowed == true {
-            throw ParleyError(
-                .bodyTooLarge,
-                "The request body of \(request.method.rawValue) \(request.path ?? "/") is larger than the \(maxBodySize) "
-                    + "bytes RequestRecorder keeps; raise its maxBodySize."
-            )
-        }
+        let subject = "\(request.method.rawValue) \(request.path ?? "/")"
+        try tap?.checkLimit(subject: subject, recorder: "RequestRecorder", lost: "")
         return (response, responseBody)
     }
 }
