@@ -5,7 +5,7 @@ import NIOPosix
 import Parley
 
 extension AsyncHTTPClientTransport {
-    /// Turns an AsyncHTTPClient or NIO error into a ``ParleyError`` with a kind and a plain message.
+    /// Turns an AsyncHTTPClient or NIO error into a ``/Parley/ParleyError`` with a kind and a plain message.
     static func translate(_ error: any Error, request: HTTPRequest, afterHead: Bool = false) -> ParleyError {
         if let error = error as? ParleyError { return error }
         if error is CancellationError {

@@ -11,7 +11,7 @@ public import OpenAPIRuntime
 public import Parley
 
 /// A `ClientTransport` on AsyncHTTPClient: streams request and response bodies, keeps repeated header
-/// fields, reuses pooled connections, and reports failures as ``ParleyError``.
+/// fields, reuses pooled connections, and reports failures as ``/Parley/ParleyError``.
 ///
 /// - `AsyncHTTPClientTransport(client:)` uses an `HTTPClient` you own; Parley never shuts it down.
 /// - `AsyncHTTPClientTransport(configuration:)` creates its own `HTTPClient`; ``shutdown()`` (or
@@ -40,9 +40,9 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
     }
 
     /// AsyncHTTPClient's defaults, except that a failed connection attempt fails the request at once
-    /// (``ParleyError/Kind/transport``) instead of being retried until the deadline (retrying is the job of
+    /// (``/Parley/ParleyError/Kind/transport``) instead of being retried until the deadline (retrying is the job of
     /// a retry middleware, which knows which requests are safe to repeat), that a connection on which
-    /// nothing arrives for 60 seconds fails with ``ParleyError/Kind/timeout`` (10 seconds to connect), and that
+    /// nothing arrives for 60 seconds fails with ``/Parley/ParleyError/Kind/timeout`` (10 seconds to connect), and that
     /// redirects are not followed here but by the client's `RedirectPolicy`, the same on every transport.
     public static var defaultConfiguration: HTTPClient.Configuration {
         configuration()
@@ -167,7 +167,7 @@ extension TimeAmount {
 }
 
 /// AsyncHTTPClient's response body as byte slices, its errors (a read timeout, a connection closed mid-body)
-/// translated into ``ParleyError``s like the errors before the head.
+/// translated into ``/Parley/ParleyError``s like the errors before the head.
 struct TranslatedBody: AsyncSequence, Sendable {
     typealias Element = ArraySlice<UInt8>
     typealias Failure = any Error

@@ -69,7 +69,7 @@ final class ChildProcess: Sendable {
 
     /// Starts `executable`; `onExit` runs once it has exited.
     ///
-    /// - Throws: ``ParleyError/Kind/transport`` when it cannot be started (missing, not executable).
+    /// - Throws: ``/Parley/ParleyError/Kind/transport`` when it cannot be started (missing, not executable).
     init(
         executable: URL,
         arguments: [String],

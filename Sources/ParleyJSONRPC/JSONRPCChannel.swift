@@ -32,12 +32,12 @@ public protocol JSONRPCChannel: Sendable {
     func exchange(_ message: Data, ids: [JSONRPCID]) async throws(ParleyError) -> JSONRPCReply?
 }
 
-/// JSON-RPC over HTTP: each message is a `POST` through a Parley ``Client``, so the client's middlewares
+/// JSON-RPC over HTTP: each message is a `POST` through a Parley ``/Parley/Client``, so the client's middlewares
 /// (auth, retries, logging) and its transport apply.
 ///
 /// An HTTP 2xx with an empty body (such as 204) is accepted exactly when no answer is expected
-/// (notifications). An HTTP error status fails with ``ParleyError/Kind/unacceptableStatus``, unless its
-/// body is a JSON-RPC error object, which then fails the call as ``ParleyError/Kind/jsonRPCError``.
+/// (notifications). An HTTP error status fails with ``/Parley/ParleyError/Kind/unacceptableStatus``, unless its
+/// body is a JSON-RPC error object, which then fails the call as ``/Parley/ParleyError/Kind/jsonRPCError``.
 public struct HTTPChannel: JSONRPCChannel {
     /// The client the messages go through.
     public let client: Client

@@ -7,8 +7,8 @@ public import Parley
 
 /// A JSON-RPC error object: what a peer answers instead of a result.
 ///
-/// A call that gets one fails with ``ParleyError`` of kind ``ParleyError/Kind/jsonRPCError`` whose
-/// ``ParleyError/jsonRPCError`` is this value. A ``JSONRPCRouter`` handler throws one to answer with it.
+/// A call that gets one fails with ``/Parley/ParleyError`` of kind ``/Parley/ParleyError/Kind/jsonRPCError`` whose
+/// ``/Parley/ParleyError/jsonRPCError`` is this value. A ``JSONRPCRouter`` handler throws one to answer with it.
 public struct JSONRPCError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The error code: one of ``Code`` or an application's own.
     public var code: Int
@@ -78,7 +78,7 @@ public struct JSONRPCError: Error, Sendable, Hashable, Codable, CustomStringConv
     }
 
     /// Decodes ``data`` into a type of your choice; `nil` when there is none.
-    /// - Throws: ``ParleyError`` of kind ``ParleyError/Kind/decoding`` naming the coding path.
+    /// - Throws: ``/Parley/ParleyError`` of kind ``/Parley/ParleyError/Kind/decoding`` naming the coding path.
     public func data<T: Decodable>(as type: T.Type, decoder: JSONDecoder = JSONDecoder()) throws(ParleyError) -> T? {
         guard let data else { return nil }
         do {
@@ -124,6 +124,6 @@ public struct JSONRPCError: Error, Sendable, Hashable, Codable, CustomStringConv
 }
 
 extension ParleyError {
-    /// The peer's JSON-RPC error object, when this error is of kind ``ParleyError/Kind/jsonRPCError``.
+    /// The peer's JSON-RPC error object, when this error is of kind ``/Parley/ParleyError/Kind/jsonRPCError``.
     public var jsonRPCError: JSONRPCError? { underlying as? JSONRPCError }
 }

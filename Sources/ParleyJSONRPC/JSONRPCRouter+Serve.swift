@@ -15,9 +15,9 @@ extension JSONRPCRouter {
     /// to: a server that also calls its client or sends it notifications uses a ``JSONRPCStreamChannel`` with
     /// this router instead.
     ///
-    /// - Throws: ``ParleyError/Kind/transport`` when reading fails or an answer cannot be written (the reader
-    ///   went away); ``ParleyError/Kind/jsonRPCProtocol`` when the framing breaks (a header block without
-    ///   `Content-Length`, a message over `maxMessageSize`); ``ParleyError/Kind/cancelled`` when the task is
+    /// - Throws: ``/Parley/ParleyError/Kind/transport`` when reading fails or an answer cannot be written (the reader
+    ///   went away); ``/Parley/ParleyError/Kind/jsonRPCProtocol`` when the framing breaks (a header block without
+    ///   `Content-Length`, a message over `maxMessageSize`); ``/Parley/ParleyError/Kind/cancelled`` when the task is
     ///   cancelled. Each only after the answers already under way are written. A cancelled server stops
     ///   answering at once, but its reading thread stays blocked until the input ends.
     public func serve(

@@ -24,7 +24,7 @@ extension JSONRPCStreamChannel {
     ///
     /// The child's standard error is passed through to this process's, unless `standardError` names another
     /// handle (such as `FileHandle.nullDevice`, or a file's handle to keep its logs). When the child exits, or
-    /// just closes its output, every pending call fails at once with ``ParleyError/Kind/transport``, and the
+    /// just closes its output, every pending call fails at once with ``/Parley/ParleyError/Kind/transport``, and the
     /// message says how it ended ("exited with status 3", "was killed by signal 9"). Dropping the channel closes
     /// the child's input, without waiting.
     ///
@@ -38,7 +38,7 @@ extension JSONRPCStreamChannel {
     ///   - framing: How messages are delimited on its input and output.
     ///   - router: Answers the child's requests.
     ///   - maxMessageSize: The largest message accepted from the child (default 64 MiB).
-    /// - Throws: ``ParleyError/Kind/transport`` when the child cannot be started (no such file, not
+    /// - Throws: ``/Parley/ParleyError/Kind/transport`` when the child cannot be started (no such file, not
     ///   executable), before anything is sent: the same kind as a child that exits, or a server that refuses
     ///   the connection.
     public static func launch(
@@ -81,7 +81,7 @@ extension JSONRPCStreamChannel {
 
     /// Ends the launched child and says how it ended.
     ///
-    /// Closes the channel (pending calls fail with ``ParleyError/Kind/transport``) and with it the child's
+    /// Closes the channel (pending calls fail with ``/Parley/ParleyError/Kind/transport``) and with it the child's
     /// standard input, which a well-behaved child takes as its cue to exit. A child still running after
     /// `gracePeriod` gets `SIGTERM`, and `SIGKILL` after another `gracePeriod`. For a channel that launched no
     /// child, this is ``close()`` and returns `nil`.

@@ -6,7 +6,7 @@ public import Parley
 ///
 /// Both sides may send requests and notifications: the peer's requests are answered by `router` (or with
 /// `-32601 Method not found` when there is none), its notifications arrive on ``incoming``. When the input
-/// ends or breaks, every pending call fails at once with ``ParleyError/Kind/transport``.
+/// ends or breaks, every pending call fails at once with ``/Parley/ParleyError/Kind/transport``.
 ///
 /// To talk to a program of your own, ``launch(executable:arguments:environment:currentDirectory:standardError:framing:router:maxMessageSize:)``
 /// starts it with pipes for its standard input and output, and ``shutdown(gracePeriod:)`` ends it.
@@ -25,6 +25,9 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
     /// A channel reading messages from `input` and writing them to `output`.
     ///
     /// - Parameters:
+    ///   - input: Where the peer's messages are read from (such as a pipe's reading end).
+    ///   - output: Where messages to the peer are written.
+    ///   - framing: How messages are delimited on both streams.
     ///   - router: Answers the peer's requests.
     ///   - maxMessageSize: The largest message accepted from the peer (default 64 MiB).
     public convenience init(
@@ -96,7 +99,7 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
         try await multiplexer.exchange(message, ids: ids) { [self] data throws(ParleyError) in try write(data) }
     }
 
-    /// Stops waiting: every pending call fails with ``ParleyError/Kind/transport``, and so does every later one.
+    /// Stops waiting: every pending call fails with ``/Parley/ParleyError/Kind/transport``, and so does every later one.
     ///
     /// For a channel made by ``launch(executable:arguments:environment:currentDirectory:standardError:framing:router:maxMessageSize:)``
     /// this also closes the child's standard input, which tells a well-behaved child to exit (see

@@ -45,7 +45,7 @@ public struct JSONRPCSubscriptionMatcher: Sendable {
 /// On a channel that reconnects (``JSONRPCReconnectPolicy``), the sequence continues across a drop: the
 /// subscribe call is issued again on the new connection and its notifications arrive here. It ends when the
 /// consumer stops iterating (then the channel sends the unsubscribe call, if one was given), and throws
-/// ``ParleyError/Kind/transport`` when the channel closes for good, or the peer's error when subscribing
+/// ``/Parley/ParleyError/Kind/transport`` when the channel closes for good, or the peer's error when subscribing
 /// again is refused. ``cancel()`` ends it and waits for the unsubscribe call.
 public struct JSONRPCSubscription: AsyncSequence, Sendable {
     public typealias Element = JSONRPCIncoming
@@ -94,7 +94,7 @@ extension JSONRPCIncoming {
     /// Decodes the parameters (or the member `key` of named parameters, such as `"result"` in an
     /// `eth_subscription` notification) as `T`.
     ///
-    /// - Throws: ``ParleyError/Kind/decoding`` naming the coding path when they do not decode as `T`.
+    /// - Throws: ``/Parley/ParleyError/Kind/decoding`` naming the coding path when they do not decode as `T`.
     public func decodeParams<T: Decodable>(as type: T.Type = T.self, at key: String? = nil, decoder: JSONDecoder = JSONDecoder()) throws(ParleyError) -> T {
         let value: JSONValue? = if let key { params?[key] } else { params }
         do {

@@ -13,12 +13,12 @@ import WSClient
 /// JSON-RPC over one WebSocket connection (text messages), with hummingbird-project's `WSClient`.
 ///
 /// One connection multiplexes any number of concurrent calls, routed by id. The server's notifications
-/// arrive on ``incoming``, or on a ``JSONRPCSubscription`` made with ``subscribe(_:notifications:unsubscribe:)``;
+/// arrive on ``incoming``, or on a ``/ParleyJSONRPC/JSONRPCSubscription`` made with ``subscribe(_:notifications:unsubscribe:)``;
 /// its requests are answered by `router`. When the connection drops, every pending call fails at once with
-/// ``ParleyError/Kind/transport``.
+/// ``/Parley/ParleyError/Kind/transport``.
 ///
 /// Without a reconnect policy the channel then closes: later calls fail, ``incoming`` and every subscription
-/// end. With one (``JSONRPCReconnectPolicy``), the channel connects again with backoff, calls made meanwhile
+/// end. With one (``/ParleyJSONRPC/JSONRPCReconnectPolicy``), the channel connects again with backoff, calls made meanwhile
 /// wait for the new connection, the subscriptions are issued again and their sequences continue; it closes
 /// only when the policy gives up. ``events`` tells what the connection is doing.
 ///
@@ -93,12 +93,13 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     /// Connects to `url` (`ws://…`) and returns once the WebSocket is open.
     ///
     /// - Parameters:
+    ///   - url: The WebSocket URL, `ws://…` or `wss://…`.
     ///   - router: Answers the server's requests.
     ///   - headers: Extra header fields for the upgrade request (such as `Authorization`).
     ///   - reconnect: How to connect again after a drop; `nil` (the default) closes the channel instead.
     ///   - maxMessageSize: The largest message accepted from the server (default 16 MiB).
-    /// - Throws: ``ParleyError/Kind/transport`` when the first connection or its upgrade fails (it is not
-    ///   retried: a wrong URL should fail at once); ``ParleyError/Kind/invalidRequest`` for an illegal header.
+    /// - Throws: ``/Parley/ParleyError/Kind/transport`` when the first connection or its upgrade fails (it is not
+    ///   retried: a wrong URL should fail at once); ``/Parley/ParleyError/Kind/invalidRequest`` for an illegal header.
     public static func connect(
         to url: String,
         router: JSONRPCRouter? = nil,
@@ -142,7 +143,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     /// continues; its new result becomes the subscription's key. When the consumer stops iterating, the
     /// `unsubscribe` method (if given) is called with the key as its one positional parameter.
     ///
-    /// - Throws: The subscribe call's failure (a ``ParleyError/Kind/jsonRPCError`` when the server refused).
+    /// - Throws: The subscribe call's failure (a ``/Parley/ParleyError/Kind/jsonRPCError`` when the server refused).
     public func subscribe<Method: JSONRPCMethod>(
         _ method: Method,
         notifications matcher: JSONRPCSubscriptionMatcher,
@@ -180,7 +181,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     }
 
     /// Closes the WebSocket (normal closure) and stops reconnecting; pending calls fail with
-    /// ``ParleyError/Kind/transport``, ``incoming`` and every subscription end.
+    /// ``/Parley/ParleyError/Kind/transport``, ``incoming`` and every subscription end.
     public func close() async {
         let (writer, task) = state.withLock { state -> (WebSocketOutboundWriter?, Task<Void, Never>?) in
             state.closedByUser = true

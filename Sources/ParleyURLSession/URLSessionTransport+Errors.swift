@@ -7,7 +7,7 @@ import Foundation
 import Parley
 
 extension URLSessionTransport {
-    /// Turns a `URLError` into a ``ParleyError`` with a kind and a plain message.
+    /// Turns a `URLError` into a ``/Parley/ParleyError`` with a kind and a plain message.
     static func translate(_ error: any Error) -> ParleyError {
         guard let urlError = error as? URLError else {
             return ParleyError.wrapping(error, as: .transport, "URLSession failed: \(error).")

@@ -14,7 +14,7 @@ public import Parley
 /// The response head is returned as soon as it arrives and the body streams chunk by chunk, so a size limit
 /// stops the download early; cancelling the calling task or dropping the body cancels the data task.
 /// Request bodies of known length up to 256 KiB are sent from memory; larger ones, and bodies of unknown length
-/// (sent chunked), stream through a 1 MiB buffer on Linux. Failures are reported as ``ParleyError``.
+/// (sent chunked), stream through a 1 MiB buffer on Linux. Failures are reported as ``/Parley/ParleyError``.
 ///
 /// URLSession decodes `gzip` and `deflate` response bodies itself (and `br` on Apple platforms), whatever
 /// `Accept-Encoding` the request sent; the transport then removes the response's `Content-Encoding` and
@@ -48,15 +48,17 @@ public struct URLSessionTransport: ShutdownTransport {
     /// in flight runs on a session of its own (reused afterwards, see ``session``).
     /// ``shutdown()`` (or `Client.shutdown()`) invalidates the sessions once their tasks finished.
     ///
-    /// - Parameter backPressure: Stop a response while its consumer is more than 2 MiB behind, until it caught up
-    ///   to 512 KiB, so a slow consumer does not make the transport buffer the whole body (a 1 GiB download then
-    ///   stays within a few MiB; without it a download written to disk peaked at ~200 MiB). Off by default: on
-    ///   Linux the only way to stop FoundationNetworking is to hold its work queue, which every URLSession of the
-    ///   process shares, so while one consumer is behind every URLSession transfer of the process waits (at most
-    ///   2 s per curl write; two responses read one after the other crawl rather than deadlock). In a test suite
-    ///   running many transfers at once, that pushed unrelated 300 ms calls past 10 s. Turn it on for a process
-    ///   that streams large responses over URLSession and does little else with it, or use
-    ///   `AsyncHTTPClientTransport`, whose back-pressure is per connection. On Apple platforms it changes nothing.
+    /// - Parameters:
+    ///   - configuration: The configuration of the sessions this transport makes (see ``defaultConfiguration``).
+    ///   - backPressure: Stop a response while its consumer is more than 2 MiB behind, until it caught up
+    ///     to 512 KiB, so a slow consumer does not make the transport buffer the whole body (a 1 GiB download then
+    ///     stays within a few MiB; without it a download written to disk peaked at ~200 MiB). Off by default: on
+    ///     Linux the only way to stop FoundationNetworking is to hold its work queue, which every URLSession of the
+    ///     process shares, so while one consumer is behind every URLSession transfer of the process waits (at most
+    ///     2 s per curl write; two responses read one after the other crawl rather than deadlock). In a test suite
+    ///     running many transfers at once, that pushed unrelated 300 ms calls past 10 s. Turn it on for a process
+    ///     that streams large responses over URLSession and does little else with it, or use
+    ///     `AsyncHTTPClientTransport`, whose back-pressure is per connection. On Apple platforms it changes nothing.
     public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration, backPressure: Bool = false) {
         let pool = SessionPool(configuration: configuration)
         self.session = pool.primary

@@ -43,7 +43,7 @@ public protocol Endpoint<Response>: Sendable {
     var timeout: Duration? { get }
     /// A short stable name for logs and metrics. Default: the type's name.
     var name: String { get }
-    /// Whether sending the request twice has the same effect as sending it once, so that ``Retry`` and a
+    /// Whether sending the request twice has the same effect as sending it once, so that ``RetryMiddleware`` and a
     /// 307/308 redirect may send it again. Default: the method's (GET, HEAD, PUT, DELETE, OPTIONS and TRACE
     /// are idempotent). Return `true` for a POST the server deduplicates (an `Idempotency-Key` header).
     var isIdempotent: Bool { get }

@@ -3,8 +3,8 @@ public import HTTPTypes
 /// What Parley knows about the call in progress, for middlewares to read: the endpoint's name, whether it may
 /// be sent again, and which attempt this is.
 ///
-/// `Client` sets it (as a task-local value) around its middleware chain; the ``Retry`` middleware sets
-/// ``attempt`` for everything downstream of it, so a logging or metrics middleware installed after `Retry`
+/// `Client` sets it (as a task-local value) around its middleware chain; the ``RetryMiddleware`` sets
+/// ``attempt`` for everything downstream of it, so a logging or metrics middleware installed after it
 /// sees every attempt with its number. Outside a `Client` (a middleware installed in an OpenAPI-generated
 /// client) ``current`` is `nil`, and Parley's middlewares fall back to the request's method.
 ///
@@ -21,7 +21,7 @@ public struct CallContext: Sendable {
     public var endpointName: String
     /// Whether the request may be sent more than once with the same effect (``Endpoint/isIdempotent``).
     public var isIdempotent: Bool
-    /// The attempt number, from 1. ``Retry`` counts up for each attempt it makes.
+    /// The attempt number, from 1. ``RetryMiddleware`` counts up for each attempt it makes.
     public var attempt: Int
 
     /// A context.

@@ -1,7 +1,7 @@
 import HTTPTypes
 
 /// Server-Sent Events from one endpoint, across reconnections: an `AsyncSequence` of ``ServerSentEvent`` that
-/// throws ``ParleyError``. Made by ``Client/events(_:lastEventID:reconnect:)``.
+/// throws ``ParleyError``. Made by ``Client/events(_:lastEventID:reconnect:maxEventSize:)``.
 ///
 /// Connecting happens when iteration starts. The stream reconnects after a drop (see
 /// ``ServerSentEventReconnectPolicy``), sending `Last-Event-ID` so that the server can continue where it was. It
