@@ -3,7 +3,6 @@ public import FoundationEssentials
 #else
 public import Foundation
 #endif
-import HTTPTypes
 
 extension Fixture {
     /// One header field, written as a `[name, value]` pair.
@@ -34,11 +33,6 @@ extension Fixture {
             var container = encoder.unkeyedContainer()
             try container.encode(name)
             try container.encode(value)
-        }
-
-        /// The fields of `fields`, in order.
-        static func list(_ fields: HTTPFields) -> [Field] {
-            fields.map { Field($0.name.rawName, $0.value) }
         }
     }
 

@@ -12,7 +12,7 @@ import Parley
 /// ```swift
 /// let transport = InMemoryTransport()
 /// transport.route(.get, "/users/:id") { request in
-///     .json(User(id: Int(request.parameters["id"] ?? "") ?? 0, name: "Ada"))
+///     try .json(User(id: Int(request.parameters["id"] ?? "") ?? 0, name: "Ada"))
 /// }
 /// let client = Client(baseURL: URL(string: "https://api.test")!, transport: transport)
 /// _ = try await client.send(GetUser(id: 1))
@@ -68,15 +68,20 @@ public final class InMemoryTransport: ClientTransport {
         var data = Data()
         if let body { data = try await Data(collecting: body, upTo: .max) }
         var recorded = RecordedRequest(head: request, body: data, operationID: operationID)
-        let routes = state.withLock { state in
+        let (routes, index) = state.withLock { state in
             state.requests.append(recorded)
-            return state.routes
+            return (state.routes, state.requests.count - 1)
         }
         for route in routes.reversed() where route.method == nil || route.method == request.method {
             guard let parameters = Self.match(route.pattern, path: recorded.path) else { continue }
             recorded.parameters = parameters
             try Task.checkCancellation()
             let stub = try await route.handler(recorded)
+            state.withLock { state in
+                // The request's place, unless clearRequests() ran meanwhile.
+                guard state.requests.indices.contains(index), state.requests[index].head == request else { return }
+                state.requests[index].response = stub.head
+            }
             return (stub.head, request.method == .head ? nil : HTTPBody(stub.body))
         }
         let known = routes.map { "\($0.method?.rawValue ?? "*") \($0.pattern)" }.joined(separator: ", ")

@@ -21,8 +21,7 @@ struct ReplayExchange: Sendable {
         request = ReplayRequest(
             method: recorded.method,
             target: ReplayRequest.target(of: recorded.url),
-            body: recorded.body?.bytes,
-            contentType: recorded.headers.last { $0.name.lowercased() == "content-type" }?.value
+            body: recorded.body?.bytes
         )
         var fields = HTTPFields()
         for field in exchange.response.headers {

@@ -12,13 +12,11 @@ struct ReplayRequest: Sendable {
     let path: String
     let query: [QueryItem]
     let body: Data?
-    let contentType: String?
 
     /// A request to `target` (path and query, as sent).
-    init(method: String, target: String, body: Data?, contentType: String?) {
+    init(method: String, target: String, body: Data?) {
         self.method = method
         self.body = body
-        self.contentType = contentType
         (path, query) = Self.split(target)
     }
 

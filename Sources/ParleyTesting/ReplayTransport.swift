@@ -95,8 +95,7 @@ public final class ReplayTransport: ClientTransport {
         let incoming = ReplayRequest(
             method: request.method.rawValue,
             target: request.path ?? "/",
-            body: sent.map { fixture.redaction.redacted(body: $0, contentType: contentType) },
-            contentType: contentType
+            body: sent.map { fixture.redaction.redacted(body: $0, contentType: contentType) }
         )
         let exchange = try select(incoming)
         let responseBody = exchange.responseBody.map { ReplayBody.make($0, of: exchange, fixture: fixtureURL) }
