@@ -35,8 +35,9 @@ public import Parley
 /// fails the call the same way) and is not recorded: a fixture never holds a silently cut body.
 ///
 /// **Secrets.** Everything ``FixtureRedaction`` names is replaced by `<redacted>` before it is written, and so is
-/// every occurrence of each string in `secrets` (in URLs, header values and text bodies). Check the fixture's diff
-/// before committing it all the same.
+/// every occurrence of each string in `secrets` (in URLs, header values and text bodies). A secret the server sends
+/// back in another encoding (base64, percent-encoded, inside a binary body) is not recognised: check the fixture's
+/// diff before committing it.
 public final class RecordingTransport: ShutdownTransport {
     /// The transport that talks to the real server.
     public let wrapped: any ClientTransport
