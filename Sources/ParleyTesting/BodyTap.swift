@@ -85,7 +85,7 @@ final class BodyTap: Sendable {
         return (TappedBody.wrap(body, tap: tap), tap)
     }
 
-    /// Fails with ``ParleyError/Kind/bodyTooLarge`` when this request body (of `subject`, as `POST /x`) passed
+    /// Fails with ``/Parley/ParleyError/Kind/bodyTooLarge`` when this request body (of `subject`, as `POST /x`) passed
     /// the limit, naming `recorder` and what was lost.
     func checkLimit(subject: String, recorder: String, lost: String) throws(ParleyError) {
         guard snapshot.overflowed else { return }

@@ -8,7 +8,7 @@ public import Parley
 extension Fixture {
     /// Reads the fixture file at `url`.
     ///
-    /// Fails with ``ParleyError/Kind/decoding`` when the file cannot be read or is not a fixture; the message says
+    /// Fails with ``/Parley/ParleyError/Kind/decoding`` when the file cannot be read or is not a fixture; the message says
     /// how to record it.
     public init(contentsOf url: URL) throws(ParleyError) {
         let data: Data

@@ -19,7 +19,7 @@ import Parley
 /// #expect(transport.requests.count == 1)
 /// ```
 ///
-/// A request that matches no route fails with ``ParleyError/Kind/transport`` naming the request and the
+/// A request that matches no route fails with ``/Parley/ParleyError/Kind/transport`` naming the request and the
 /// routes, so a missing stub is loud.
 public final class InMemoryTransport: ClientTransport {
     /// A route: a method (or any), a path pattern, and a handler.

@@ -31,7 +31,7 @@ public import Parley
 /// connection, reset) and a body that fails mid-way are not recorded.
 ///
 /// **Streaming.** Bodies stream through as they arrive; the recorder keeps a copy of at most `maxBodySize` bytes
-/// of each. A larger response body fails its reader with ``ParleyError/Kind/bodyTooLarge`` (a larger request body
+/// of each. A larger response body fails its reader with ``/Parley/ParleyError/Kind/bodyTooLarge`` (a larger request body
 /// fails the call the same way) and is not recorded: a fixture never holds a silently cut body.
 ///
 /// **Secrets.** Everything ``FixtureRedaction`` names is replaced by `<redacted>` before it is written, and so is

@@ -4,7 +4,7 @@ public import FoundationEssentials
 public import Foundation
 #endif
 
-/// Why a ``ReplayTransport`` could not answer, or what a fixture left unused: the ``ParleyError/underlying``
+/// Why a ``ReplayTransport`` could not answer, or what a fixture left unused: the ``/Parley/ParleyError/underlying``
 /// error of its failures, for tests that want the details rather than the message.
 public struct ReplayError: Error, Sendable, CustomStringConvertible {
     /// A recorded exchange that came close to a request, and why it did not match.

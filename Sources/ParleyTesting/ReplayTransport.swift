@@ -23,9 +23,9 @@ public import Parley
 /// A recorded `<redacted>` query value or JSON member matches any value. Each exchange answers once, so repeated
 /// requests (a retry after a 503) get their recorded answers in turn.
 ///
-/// A request that matches nothing fails with ``ParleyError/Kind/transport`` whose message names the request, the
+/// A request that matches nothing fails with ``/Parley/ParleyError/Kind/transport`` whose message names the request, the
 /// closest recorded exchanges with why each did not match, and how to re-record; its
-/// ``ParleyError/underlying`` is a ``ReplayError`` with the same details.
+/// ``/Parley/ParleyError/underlying`` is a ``ReplayError`` with the same details.
 public final class ReplayTransport: ClientTransport {
     /// The fixture being replayed.
     public let fixture: Fixture
@@ -37,12 +37,12 @@ public final class ReplayTransport: ClientTransport {
     /// Which exchanges have answered.
     let used: LockedState<[Bool]>
 
-    /// A replay of the fixture file at `url`; fails with ``ParleyError/Kind/decoding`` when it cannot be read.
+    /// A replay of the fixture file at `url`; fails with ``/Parley/ParleyError/Kind/decoding`` when it cannot be read.
     public convenience init(fixture url: URL, matching: Matching = Matching()) throws(ParleyError) {
         try self.init(try Fixture(contentsOf: url), matching: matching, source: url)
     }
 
-    /// A replay of `fixture`; `source` names its file in messages. Fails with ``ParleyError/Kind/decoding`` when
+    /// A replay of `fixture`; `source` names its file in messages. Fails with ``/Parley/ParleyError/Kind/decoding`` when
     /// a recorded response has an invalid header name or status.
     public init(_ fixture: Fixture, matching: Matching = Matching(), source: URL? = nil) throws(ParleyError) {
         var exchanges: [ReplayExchange] = []
@@ -62,7 +62,7 @@ public final class ReplayTransport: ClientTransport {
         return fixture.exchanges.indices.filter { !used[$0] }.map { fixture.exchanges[$0] }
     }
 
-    /// Fails with ``ParleyError/Kind/validation`` listing the exchanges that never answered: the code under test
+    /// Fails with ``/Parley/ParleyError/Kind/validation`` listing the exchanges that never answered: the code under test
     /// no longer sends those requests, so the fixture is stale.
     public func verifyAllUsed() throws(ParleyError) {
         let used = self.used.withLock { $0 }

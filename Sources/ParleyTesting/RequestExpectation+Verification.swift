@@ -1,7 +1,7 @@
 public import Parley
 
 extension RequestExpectation {
-    /// Fails with ``ParleyError/Kind/validation`` unless `received` are exactly the `expected` requests, in order.
+    /// Fails with ``/Parley/ParleyError/Kind/validation`` unless `received` are exactly the `expected` requests, in order.
     ///
     /// The message lines the two lists up (the longest run of matching requests kept in step) and marks each
     /// request `ok`, `differs` (with one line per difference), `extra` (received, not expected) or `missing`
@@ -104,7 +104,7 @@ extension RequestExpectation {
 }
 
 extension RequestRecorder {
-    /// Fails with ``ParleyError/Kind/validation`` and a line-by-line diff unless the transport received exactly
+    /// Fails with ``/Parley/ParleyError/Kind/validation`` and a line-by-line diff unless the transport received exactly
     /// `expected`, in order. See ``RequestExpectation``.
     public func expectRequests(_ expected: [RequestExpectation]) throws(ParleyError) {
         try RequestExpectation.verify(expected, against: requests)
@@ -112,7 +112,7 @@ extension RequestRecorder {
 }
 
 extension InMemoryTransport {
-    /// Fails with ``ParleyError/Kind/validation`` and a line-by-line diff unless the transport received exactly
+    /// Fails with ``/Parley/ParleyError/Kind/validation`` and a line-by-line diff unless the transport received exactly
     /// `expected`, in order. See ``RequestExpectation``.
     public func expectRequests(_ expected: [RequestExpectation]) throws(ParleyError) {
         try RequestExpectation.verify(expected, against: requests)

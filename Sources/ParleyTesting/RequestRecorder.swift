@@ -22,7 +22,7 @@ public import Parley
 /// ```
 ///
 /// Request bodies stream on to the transport while a copy of at most `maxBodySize` bytes is kept; a larger body
-/// fails the call with ``ParleyError/Kind/bodyTooLarge`` once the transport answers. Response bodies pass untouched.
+/// fails the call with ``/Parley/ParleyError/Kind/bodyTooLarge`` once the transport answers. Response bodies pass untouched.
 /// Works the same around an ``InMemoryTransport`` (which keeps its own ``InMemoryTransport/requests`` too).
 public final class RequestRecorder: ShutdownTransport {
     private struct Entry: Sendable {
