@@ -4,6 +4,7 @@ import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
 import ParleyJSONRPC
+import ParleyTesting
 import Testing
 
 // The README's Swift blocks, compiled and run against the demo server.
@@ -206,6 +207,36 @@ extension Readme {
             let user = try await client.send(GetUser(id: 1))
 
             #expect(user.id == 1)
+        }
+
+        @Test("the testing example records, replays offline, and asserts")
+        func recordReplay() async throws {
+            let server = try await DemoServer.start()
+            let baseURL = try #require(URL(string: server.baseURL))
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("parley-readme-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let fixtureURL = directory.appendingPathComponent("users.json")
+            let apiKey = "sk-readme-7f3a"
+
+            // Once, against the real service: each exchange goes to the fixture file, secrets redacted.
+            let recording = RecordingTransport(wrapping: AsyncHTTPClientTransport.shared, fixture: fixtureURL)
+            let live = Client(baseURL: baseURL, transport: recording, middlewares: [.apiKey(apiKey)])
+            let recorded = try await live.send(GetUser(id: 1))
+            await server.stop()
+
+            let replay = try ReplayTransport(fixture: fixtureURL)
+            let recorder = RequestRecorder(wrapping: replay)
+            let offline = Client(baseURL: baseURL, transport: recorder, middlewares: [.apiKey(apiKey)])
+            let replayed = try await offline.send(GetUser(id: 1))
+            try recorder.expectRequests([.get("/users/1").header("X-API-Key")])   // what the middlewares sent, in order
+            try replay.verifyAllUsed()
+
+            #expect(replayed.id == recorded.id && replayed.name == recorded.name && replayed.email == recorded.email)
+            let file = try String(contentsOf: fixtureURL, encoding: .utf8)
+            #expect(!file.contains(apiKey))
+            #expect(file.contains("<redacted>"))
+            await #expect(throws: ParleyError.self) { try await offline.send(GetUser(id: 2)) }
         }
     }
 }
