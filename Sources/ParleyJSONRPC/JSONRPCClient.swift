@@ -15,7 +15,7 @@ public import Parley
 /// ```
 ///
 /// Every failure is a ``/Parley/ParleyError``: an error object from the peer is ``/Parley/ParleyError/Kind/jsonRPCError``
-/// (its ``/Parley/ParleyError/jsonRPCError`` holds code, message and data), an answer that breaks the protocol is
+/// (its ``Parley/ParleyError/jsonRPCError`` holds code, message and data), an answer that breaks the protocol is
 /// ``/Parley/ParleyError/Kind/jsonRPCProtocol``, a result of the wrong shape is ``/Parley/ParleyError/Kind/decoding``.
 public struct JSONRPCClient: Sendable {
     /// Where messages go.
