@@ -52,9 +52,15 @@ extension Client {
     ) async throws(ParleyError) -> (value: E.Response, response: HTTPResponse) {
         var (request, body) = try makeRequest(endpoint, body: override)
         if let progress, let unwrapped = body { body = CountingBody.wrap(unwrapped, reporter: progress) }
-        do {
+        do throws(ParleyError) {
             let (response, responseBody) = try await run(request, body: body, context: CallContext(endpointName: endpoint.name, isIdempotent: endpoint.isIdempotent))
-            let value = try await decode(endpoint, response: response, body: responseBody)
+            let value: E.Response
+            do throws(ParleyError) {
+                value = try await decode(endpoint, response: response, body: responseBody)
+            } catch {
+                if !middlewares.isEmpty { reportFailureAfterChain(error, endpoint: endpoint.name, method: request.method) }
+                throw error
+            }
             return (value, response)
         } catch {
             var error = error

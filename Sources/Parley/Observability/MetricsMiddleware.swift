@@ -34,10 +34,13 @@ public import OpenAPIRuntime
 /// it streams). Errors are those thrown downstream of the middleware (connection, timeout, redirect policy,
 /// middlewares after this one) and those thrown while the body is read (cut off, too large). A 4xx or 5xx
 /// answer is not an error here: it is a response, counted in `http.client.requests` with its `status_class`.
-/// Status validation, decoding and the client's overall timeout happen above the middlewares, after
-/// the response leaves them, so ``ParleyError/Kind/unacceptableStatus``, ``ParleyError/Kind/decoding`` and
-/// ``ParleyError/Kind/validation`` are never counted here; a call cancelled by the client's overall timeout is
-/// counted as `cancelled`.
+/// Status validation, decoding and validators run above the middlewares, after the response has left them: a
+/// `Client` reports those failures back, so ``ParleyError/Kind/unacceptableStatus``,
+/// ``ParleyError/Kind/decoding`` and ``ParleyError/Kind/validation`` are counted in `http.client.errors` too (with
+/// `method` and `endpoint`; outside a `Client`, in an OpenAPI-generated client, they are not seen). A 404 that the
+/// endpoint rejects is thus one request with `status_class` `4xx` and one error of kind `unacceptableStatus`. A
+/// call cancelled by the client's overall timeout is counted as `cancelled`: the timeout is decided above the
+/// chain, after the exchange was cancelled.
 ///
 /// **Placement.** Before `.retry()` it measures calls; after it, attempts.
 public struct MetricsMiddleware: ClientMiddleware {
@@ -84,6 +87,19 @@ public struct MetricsMiddleware: ClientMiddleware {
                 Counter(label: prefix + "http.client.errors", dimensions: kind, factory: factory).increment()
             }
         }
+    }
+}
+
+extension MetricsMiddleware: CallOutcomeObserver {
+    /// Counts a failure found after the chain (status, decoding, validation) in `http.client.errors`.
+    package func callFailedAfterChain(_ error: ParleyError, endpoint: String, method: HTTPRequest.Method) {
+        let dimensions = [
+            ("method", ObservationLabels.method(method)),
+            ("endpoint", endpoint),
+            ("kind", error.kind.label),
+        ]
+        Counter(label: prefix + "http.client.errors", dimensions: dimensions, factory: factory ?? MetricsSystem.factory)
+            .increment()
     }
 }
 

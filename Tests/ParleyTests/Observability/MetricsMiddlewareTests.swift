@@ -64,6 +64,25 @@ struct MetricsMiddlewareTests {
         }
     }
 
+    @Test("Decoding and validation failures, found above the chain, are counted by kind", arguments: TransportKind.allCases)
+    func failuresAfterChain(transport: TransportKind) async throws {
+        let metrics = TestMetrics()
+        try await withDemoClient(transport, middlewares: [.metrics(factory: metrics)]) { client, _ in
+            await expectParleyError(.decoding) { try await client.send(Get<[Int]>(path: "/users/1")) }
+            await expectParleyError(.validation) {
+                try await client.send(Get<JSONValue>(path: "/users/1", validators: [.requiredJSONKeys(["profile.bio"])]))
+            }
+            #expect(metrics.total("http.client.requests", ["method": "GET", "status_class": "2xx"]) == 2)
+            #expect(metrics.total("http.client.errors", ["method": "GET", "kind": "decoding"]) == 1)
+            #expect(metrics.total("http.client.errors", ["method": "GET", "kind": "validation"]) == 1)
+            #expect(metrics.total("http.client.errors") == 2)
+            // Under the endpoint's name, as its requests are.
+            let requestEndpoints = Set(metrics.counters(label: "http.client.requests").flatMap(\.dimensions).filter { $0.0 == "endpoint" }.map(\.1))
+            let errorEndpoints = Set(metrics.counters(label: "http.client.errors").flatMap(\.dimensions).filter { $0.0 == "endpoint" }.map(\.1))
+            #expect(errorEndpoints == requestEndpoints && !errorEndpoints.isEmpty, "\(errorEndpoints) \(requestEndpoints)")
+        }
+    }
+
     @Test("Status classes: a 3xx (not followed: no Location), 4xx or 5xx answer is a response, not an error", arguments: TransportKind.allCases)
     func statusClasses(transport: TransportKind) async throws {
         let metrics = TestMetrics()
@@ -75,7 +94,9 @@ struct MetricsMiddlewareTests {
             for statusClass in ["2xx", "3xx", "4xx", "5xx"] {
                 #expect(metrics.total("demo.http.client.requests", ["status_class": statusClass]) == 1)
             }
-            #expect(metrics.total("demo.http.client.errors") == 0)
+            // Rejected by the endpoint above the chain: the client reports them as errors of their kind.
+            #expect(metrics.total("demo.http.client.errors") == 3)
+            #expect(metrics.total("demo.http.client.errors", ["kind": "unacceptableStatus", "endpoint": "GetText", "method": "GET"]) == 3)
             #expect(metrics.counters(label: "http.client.requests").isEmpty, "every name carries the prefix")
         }
     }
