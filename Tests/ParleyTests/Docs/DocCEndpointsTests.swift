@@ -6,11 +6,8 @@ import Testing
 
 // The Swift blocks of Sources/Parley/Parley.docc/EndpointsAndBodies.md, compiled and run against the demo server.
 enum DocCEndpoints {
-    struct User: Codable, Sendable {
-        let id: Int
-        let name: String
-        let email: String
-    }
+    typealias User = DocCShared.User
+    typealias GetUser = DocCShared.GetUser
 
     struct ReplaceUser: Endpoint {
         typealias Response = User
@@ -157,9 +154,4 @@ extension DocCEndpoints {
         }
     }
 
-    struct GetUser: Endpoint {
-        typealias Response = User
-        let id: Int
-        var path: Path { "/users/\(id)" }
-    }
 }

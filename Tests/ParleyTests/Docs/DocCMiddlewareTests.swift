@@ -31,6 +31,9 @@ extension ClientMiddleware where Self == CorrelationIDMiddleware {
 }
 
 enum DocCMiddleware {
+    typealias WhoAmI = DocCShared.WhoAmI
+    typealias IssueToken = DocCShared.IssueToken
+
     struct AttemptLog: ClientMiddleware {
         let report: @Sendable (String) -> Void
 
@@ -80,17 +83,6 @@ enum DocCMiddleware {
         }
     }
 
-    struct WhoAmI: Endpoint {
-        typealias Response = [String: String]
-        var path: Path { "/auth/me" }
-    }
-
-    struct IssueToken: Endpoint {
-        typealias Response = JSONValue
-        var method: HTTPRequest.Method { .post }
-        var path: Path { "/auth/token" }
-    }
-
     struct EchoHeaders: Endpoint {
         typealias Response = JSONValue
         var path: Path { "/echo" }
@@ -105,7 +97,7 @@ extension DocCMiddleware {
             try await withDocServer { baseURL, _ in
                 let tokens = Client(baseURL: baseURL)
                 @Sendable func fetchToken(replacing stale: AccessToken?) async throws -> AccessToken {
-                    AccessToken(try await tokens.send(IssueToken())["access_token"]?.stringValue ?? "", expiresIn: nil)
+                    AccessToken(try await tokens.send(IssueToken()).accessToken, expiresIn: nil)
                 }
                 let client = Client(
                     baseURL: baseURL,

@@ -6,27 +6,10 @@ import Testing
 
 // The Parley blocks of Sources/Parley/Parley.docc/MigratingFromBackchat.md, compiled and run against the demo server.
 enum DocCMigratingFromBackchat {
-    struct User: Codable, Sendable {
-        let id: Int
-        let name: String
-        let email: String
-    }
-
-    struct NewUser: Codable, Sendable {
-        let name: String
-        let email: String
-    }
-
-    struct IssueToken: Endpoint {
-        typealias Response = JSONValue
-        var method: HTTPRequest.Method { .post }
-        var path: Path { "/auth/token" }
-    }
-
-    struct WhoAmI: Endpoint {
-        typealias Response = [String: String]
-        var path: Path { "/auth/me" }
-    }
+    typealias User = DocCShared.User
+    typealias NewUser = DocCShared.NewUser
+    typealias IssueToken = DocCShared.IssueToken
+    typealias WhoAmI = DocCShared.WhoAmI
 
     struct GetUser: Endpoint {
         typealias Response = User
@@ -83,7 +66,7 @@ extension DocCMigratingFromBackchat {
             try await withDocServer { baseURL, _ in
                 let tokens = Client(baseURL: baseURL, transport: URLSessionTransport())
                 @Sendable func fetchToken() async throws -> AccessToken {
-                    AccessToken(try await tokens.send(IssueToken())["access_token"]?.stringValue ?? "", expiresIn: nil)
+                    AccessToken(try await tokens.send(IssueToken()).accessToken, expiresIn: nil)
                 }
                 let client = Client(
                     baseURL: baseURL,

@@ -6,17 +6,8 @@ import Testing
 
 // The Parley blocks of Sources/Parley/Parley.docc/MigratingToParley.md, compiled and run against the demo server.
 enum DocCMigratingToParley {
-    struct User: Codable, Sendable {
-        let id: Int
-        let name: String
-        let email: String
-    }
-
-    struct GetUser: Endpoint {
-        typealias Response = User
-        let id: Int
-        var path: Path { "/users/\(id)" }
-    }
+    typealias User = DocCShared.User
+    typealias GetUser = DocCShared.GetUser
 }
 
 extension DocCMigratingToParley {

@@ -12,17 +12,8 @@ import Tracing
 // article's `logger`, `metrics` and `tracer` are test backends here: LogRecorder (Tests/ParleyTests/Observability),
 // swift-metrics' TestMetrics and swift-distributed-tracing's InMemoryTracer.
 enum DocCObservability {
-    struct User: Codable, Sendable {
-        let id: Int
-        let name: String
-        let email: String
-    }
-
-    struct GetUser: Endpoint {
-        typealias Response = User
-        let id: Int
-        var path: Path { "/users/\(id)" }
-    }
+    typealias User = DocCShared.User
+    typealias GetUser = DocCShared.GetUser
 
     struct Echo: Endpoint {
         typealias Response = JSONValue

@@ -6,11 +6,7 @@ import Testing
 
 // The Swift blocks of Sources/Parley/Parley.docc/ResponsesAndValidation.md, compiled and run against the demo server.
 enum DocCResponses {
-    struct User: Codable, Sendable {
-        let id: Int
-        let name: String
-        let email: String
-    }
+    typealias User = DocCShared.User
 
     struct GetGreeting: Endpoint {
         typealias Response = String

@@ -1,4 +1,5 @@
 import Foundation
+import Parley
 import ParleyDemoServer
 import Testing
 
@@ -26,4 +27,42 @@ func withTemporaryFolder<T>(_ body: (URL) async throws -> T) async throws -> T {
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }
     return try await body(folder)
+}
+
+/// The types that articles use without declaring them (an earlier article did), for the suites of those articles.
+enum DocCShared {
+    // The user API's types, as the tests' support declares them (Tests/ParleyTests/Support/DemoEndpoints.swift).
+    typealias User = ParleyTests.User
+    typealias NewUser = ParleyTests.NewUser
+    typealias GetUser = ParleyTests.GetUser
+    typealias CreateUser = ParleyTests.CreateUser
+
+    /// The demo server's `/flaky`: 503 twice for a key, then 200.
+    struct Flaky: Endpoint {
+        typealias Response = JSONValue
+        let key: String
+        var path: Path { "/flaky" }
+        var query: Query { ["key": key, "failures": "2"] }
+    }
+
+    struct TokenReply: Decodable, Sendable {
+        let accessToken: String
+
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token"
+        }
+    }
+
+    /// Issues a new demo bearer token (the previous one stops working).
+    struct IssueToken: Endpoint {
+        typealias Response = TokenReply
+        var method: HTTPRequest.Method { .post }
+        var path: Path { "/auth/token" }
+    }
+
+    /// The demo server's `/auth/me`: `{"subject": "demo", "token": "<number>"}` for the current bearer token.
+    struct WhoAmI: Endpoint {
+        typealias Response = [String: String]
+        var path: Path { "/auth/me" }
+    }
 }

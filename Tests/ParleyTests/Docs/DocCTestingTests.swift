@@ -8,56 +8,14 @@ import Testing
 // The Swift blocks of Sources/ParleyTesting/ParleyTesting.docc/TestingWithParleyTesting.md, compiled and run: in
 // memory, and against the demo server for the recorder and record/replay.
 enum DocCTesting {
-    struct User: Codable, Sendable {
-        let id: Int
-        let name: String
-        let email: String
-    }
-
-    struct NewUser: Codable, Sendable {
-        let name: String
-        let email: String
-    }
-
-    struct GetUser: Endpoint {
-        typealias Response = User
-        let id: Int
-        var path: Path { "/users/\(id)" }
-    }
-
-    struct CreateUser: Endpoint {
-        typealias Response = User
-        let user: NewUser
-        var method: HTTPRequest.Method { .post }
-        var path: Path { "/users" }
-        var body: RequestBody { .json(user) }
-    }
-
-    struct Flaky: Endpoint {
-        typealias Response = JSONValue
-        let key: String
-        var path: Path { "/flaky" }
-        var query: Query { ["key": key, "failures": "2"] }
-    }
-
-    struct TokenReply: Decodable, Sendable {
-        let accessToken: String
-
-        enum CodingKeys: String, CodingKey {
-            case accessToken = "access_token"
-        }
-    }
-
-    struct IssueToken: Endpoint {
-        typealias Response = TokenReply
-        var method: HTTPRequest.Method { .post }
-        var path: Path { "/auth/token" }
-    }
-
-    struct WhoAmI: Endpoint {
-        typealias Response = [String: String]
-        var path: Path { "/auth/me" }
-    }
+    typealias User = DocCShared.User
+    typealias NewUser = DocCShared.NewUser
+    typealias GetUser = DocCShared.GetUser
+    typealias CreateUser = DocCShared.CreateUser
+    typealias Flaky = DocCShared.Flaky
+    typealias TokenReply = DocCShared.TokenReply
+    typealias IssueToken = DocCShared.IssueToken
+    typealias WhoAmI = DocCShared.WhoAmI
 }
 
 extension DocCTesting {

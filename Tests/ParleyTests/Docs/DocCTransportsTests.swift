@@ -9,17 +9,8 @@ import Testing
 // The Swift blocks of Sources/Parley/Parley.docc/Transports.md, compiled and run against the demo server (the
 // OpenAPI transport's block is in DocCTransportsOpenAPITests.swift: its module's transport type has the same name).
 enum DocCTransports {
-    struct User: Codable, Sendable {
-        let id: Int
-        let name: String
-        let email: String
-    }
-
-    struct GetUser: Endpoint {
-        typealias Response = User
-        let id: Int
-        var path: Path { "/users/\(id)" }
-    }
+    typealias User = DocCShared.User
+    typealias GetUser = DocCShared.GetUser
 }
 
 extension DocCTransports {
