@@ -10,6 +10,9 @@ struct BaseURL: Sendable {
     let authority: String
     /// Percent-encoded path prefix without a trailing `/` (empty for the root).
     let path: String
+    /// `scheme://authority`, without the path: the base URL a transport is given (see
+    /// ``Client/transportBaseURL(for:base:fallback:)``).
+    let origin: URL?
 
     init(_ url: URL) throws(ParleyError) {
         func invalid(_ reason: String) -> ParleyError {
@@ -33,5 +36,6 @@ struct BaseURL: Sendable {
         var path = url.path(percentEncoded: true)
         while path.hasSuffix("/") { path.removeLast() }
         self.path = path
+        self.origin = URL(string: scheme + "://" + self.authority)
     }
 }

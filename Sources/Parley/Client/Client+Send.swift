@@ -99,6 +99,18 @@ extension Client {
         }
     }
 
+    /// The base URL handed to the transport with `request`: the request's own origin (scheme and authority, no
+    /// path), since its path is already absolute.
+    ///
+    /// Parley's transports read the request's scheme and authority. OpenAPI transports (swift-openapi-async-http-client,
+    /// swift-openapi-urlsession) build the URL as base URL + path and ignore them: given the client's base URL, a
+    /// path prefix would come twice, and a redirect to another origin would go back to the first.
+    static func transportBaseURL(for request: HTTPRequest, base: BaseURL?, fallback: URL) -> URL {
+        guard let scheme = request.scheme, let authority = request.authority else { return fallback }
+        if let base, let origin = base.origin, base.scheme == scheme, base.authority == authority { return origin }
+        return URL(string: scheme + "://" + authority) ?? fallback
+    }
+
     /// The middlewares, outermost first, around the redirect follower, the decompression and the transport;
     /// with `tracing`, each request handed to the transport gets a span of its own.
     private func chain(
@@ -109,8 +121,10 @@ extension Client {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let transport = self.transport
         let decompression = configuration.decompression
+        let base = try? self.base.get()
         let send: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, body, url in
             let request = decompression?.prepare(request) ?? request
+            let url = Self.transportBaseURL(for: request, base: base, fallback: url)
             let response: HTTPResponse
             let responseBody: HTTPBody?
             do {

@@ -92,6 +92,17 @@ struct OpenAPIInteropTests {
             // Parley's status check and typed error apply whatever the transport.
             let error = await expectParleyError(.unacceptableStatus) { try await client.send(GetUser(id: 99)) }
             #expect(error?.status?.code == 404)
+            // A base URL with a path prefix: the prefix once, not twice (the transport builds base URL + path).
+            let prefixed = Client(
+                baseURL: try #require(URL(string: server.baseURL + "/users")),
+                transport: OpenAPIAsyncHTTPClient.AsyncHTTPClientTransport()
+            )
+            #expect(try await prefixed.send(Get<User>(path: "/2")).id == 2)
+            // A redirect to another origin reaches it (the transport is given each hop's origin).
+            let other = try await DemoServer.start()
+            let hopped = try await client.send(EchoEndpoint(path: "/redirect", query: ["to": other.baseURL + "/echo?hop=1"]))
+            await other.stop()
+            #expect(hopped.path == "/echo" && hopped.queryItems == [["hop", "1"]])
             // And the transport's own failures are still ParleyErrors, with the request. (Not a refused port: the
             // shared HTTPClient this transport uses by default retries connecting until its one-minute deadline.)
             let faults = try await FaultServer.start()
