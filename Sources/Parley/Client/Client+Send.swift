@@ -58,7 +58,7 @@ extension Client {
             do throws(ParleyError) {
                 value = try await decode(endpoint, response: response, body: responseBody)
             } catch {
-                if !middlewares.isEmpty { reportFailureAfterChain(error, endpoint: endpoint.name, method: request.method) }
+                if !middlewares.isEmpty { reportFailureAfterChain(error, request: request, endpoint: endpoint.name) }
                 throw error
             }
             return (value, response)

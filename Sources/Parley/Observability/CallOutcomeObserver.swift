@@ -7,8 +7,9 @@ public import HTTPTypes
 /// ``ParleyError/Kind/decoding``, ``ParleyError/Kind/validation``) never reach it. The client tells every
 /// middleware of its chain that adopts this protocol, once per failed call, after the exchange is over.
 package protocol CallOutcomeObserver: Sendable {
-    /// Called when the call to `endpoint` (its ``Endpoint/name``) with `method` failed with `error` after the chain.
-    func callFailedAfterChain(_ error: ParleyError, endpoint: String, method: HTTPRequest.Method)
+    /// Called when the call to `endpoint` (its ``Endpoint/name``) failed with `error` after the chain; `request` is
+    /// the request as the client built it, before the middlewares.
+    func callFailedAfterChain(_ error: ParleyError, request: HTTPRequest, endpoint: String)
 }
 
 extension Client {
@@ -18,10 +19,10 @@ extension Client {
     }
 
     /// Tells the observing middlewares that the call failed with `error` after the chain returned its response.
-    func reportFailureAfterChain(_ error: ParleyError, endpoint: String, method: HTTPRequest.Method) {
+    func reportFailureAfterChain(_ error: ParleyError, request: HTTPRequest, endpoint: String) {
         guard Self.arisesAfterChain(error.kind) else { return }
         for case let observer as any CallOutcomeObserver in middlewares {
-            observer.callFailedAfterChain(error, endpoint: endpoint, method: method)
+            observer.callFailedAfterChain(error, request: request, endpoint: endpoint)
         }
     }
 }

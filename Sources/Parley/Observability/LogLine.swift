@@ -11,8 +11,8 @@ struct LogLine: Sendable {
     let url: RequestURL
     /// The endpoint's name, or the operation ID outside a `Client`.
     let endpoint: String
-    /// The attempt number.
-    let attempt: Int
+    /// The attempt number (`nil` for a line about the whole call).
+    let attempt: Int?
 
     private var redactedURL: String {
         url.redacted(queryItems: middleware.redactedQueryItems, placeholder: Redaction.placeholder)
@@ -25,12 +25,21 @@ struct LogLine: Sendable {
     func requestMetadata(detailed: Bool) -> Logger.Metadata {
         var metadata: Logger.Metadata = [
             "parley.endpoint": .string(endpoint),
-            "parley.attempt": .stringConvertible(attempt),
             "http.request.method": .string(request.method.rawValue),
             "url.full": .string(redactedURL),
         ]
+        if let attempt { metadata["parley.attempt"] = .stringConvertible(attempt) }
         if detailed { metadata["http.request.headers"] = headers(request.headerFields) }
         return metadata
+    }
+
+    /// Writes the line about a call that failed with `error` after its response left the middlewares.
+    func logFailureAfterChain(_ error: ParleyError, to logger: Logger) {
+        var metadata = requestMetadata(detailed: false)
+        metadata["parley.error_kind"] = .string(error.kind.label)
+        let scrubbed = redaction.scrub(error)
+        let message = "\(request.method.rawValue) \(redactedURL): \(endpoint) failed after its response: \(Self.summary(scrubbed))"
+        logger.log(level: middleware.failureLevel, "\(message)", error: scrubbed, metadata: metadata)
     }
 
     /// Writes the line about the finished `exchange` to `logger`.
@@ -65,7 +74,7 @@ struct LogLine: Sendable {
             message += " in \(Self.milliseconds(exchange.duration)) ms"
             if exchange.bodyDropped { message += " (body not read to its end)" }
         }
-        message += " (attempt \(attempt), sent \(exchange.sent.bytes) B, received \(exchange.received.bytes) B)"
+        message += " (attempt \(attempt ?? 1), sent \(exchange.sent.bytes) B, received \(exchange.received.bytes) B)"
         logger.log(level: level, "\(message)", error: scrubbed, metadata: metadata)
     }
 

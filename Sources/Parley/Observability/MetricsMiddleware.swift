@@ -92,9 +92,9 @@ public struct MetricsMiddleware: ClientMiddleware {
 
 extension MetricsMiddleware: CallOutcomeObserver {
     /// Counts a failure found after the chain (status, decoding, validation) in `http.client.errors`.
-    package func callFailedAfterChain(_ error: ParleyError, endpoint: String, method: HTTPRequest.Method) {
+    package func callFailedAfterChain(_ error: ParleyError, request: HTTPRequest, endpoint: String) {
         let dimensions = [
-            ("method", ObservationLabels.method(method)),
+            ("method", ObservationLabels.method(request.method)),
             ("endpoint", endpoint),
             ("kind", error.kind.label),
         ]

@@ -46,6 +46,25 @@ struct LoggingMiddlewareTests {
         }
     }
 
+    @Test("A call that fails above the chain (status, decoding) gets a line of its own at the failure level, secrets redacted", arguments: TransportKind.allCases)
+    func failureAfterChain(transport: TransportKind) async throws {
+        let log = LogRecorder()
+        try await withDemoClient(transport, middlewares: [.logging(log.logger(level: .info))]) { client, server in
+            await expectParleyError(.decoding) {
+                try await client.send(Get<[Int]>(path: "/echo", query: ["token": "s3cr3t-query-token"]))
+            }
+            let records = log.records
+            #expect(records.count == 2)
+            #expect(records.first?.level == .info, "the exchange itself went well: 200")
+            let failure = try #require(records.last)
+            #expect(failure.level == .warning)
+            #expect(failure["parley.error_kind"] == "decoding")
+            #expect(failure["url.full"] == "\(server.baseURL)/echo?token=<redacted>")
+            #expect(failure.message.hasPrefix("GET \(server.baseURL)/echo?token=<redacted>: Get<Array<Int>> failed after its response: [decoding] "), "\(failure.message)")
+            for secret in secrets { #expect(!failure.everything.contains(secret)) }
+        }
+    }
+
     @Test("At debug: a line when sent, and header fields with Authorization, Cookie, Set-Cookie and configured ones redacted", arguments: TransportKind.allCases)
     func debugHeaders(transport: TransportKind) async throws {
         let log = LogRecorder()
