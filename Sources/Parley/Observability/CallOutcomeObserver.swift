@@ -1,4 +1,4 @@
-public import HTTPTypes
+package import HTTPTypes
 
 /// A middleware that also hears of the failures a client finds after the response has left the middleware chain:
 /// a status its endpoint does not accept, a body that does not decode, a validator that rejects it.

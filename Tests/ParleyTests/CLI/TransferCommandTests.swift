@@ -161,7 +161,11 @@ struct ParleyRun {
         let process = Process()
         if onTerminal {
             let quoted = ([executable.path] + arguments).map { "'" + $0.replacing("'", with: #"'\''"#) + "'" }
-            process.executableURL = try #require(Self.script)
+            guard let script = Self.script else {
+                Issue.record("util-linux `script` is not installed: cannot run parley on a pseudo-terminal")
+                throw CancellationError()
+            }
+            process.executableURL = script
             process.arguments = ["-qec", "exec " + quoted.joined(separator: " "), "/dev/null"]
         } else {
             process.executableURL = executable
