@@ -335,9 +335,11 @@ struct HTTPCommandTests {
             #expect(head.error.contains("Parley timeout error"), "\(head.error)")
             #expect(head.output.isEmpty)
 
-            let body = try await ParleyRun(["get", "--timeout", "1", "\(server.baseURL)/hang", "id==cli-\(UUID().uuidString)"])
+            // The head must arrive within the timeout for the body's phase to be the one that times out: 8 s, not
+            // 1 s, so that a slow machine (or ThreadSanitizer) starting the process does not time out on the head.
+            let body = try await ParleyRun(["get", "--timeout", "8", "\(server.baseURL)/hang", "id==cli-\(UUID().uuidString)"])
             #expect(body.status == 2, "\(body.error)")
-            #expect(body.error.contains("did not arrive in full within --timeout 1.0 s"), "\(body.error)")
+            #expect(body.error.contains("did not arrive in full within --timeout 8.0 s"), "\(body.error)")
         }
     }
 
