@@ -44,8 +44,9 @@ extension Client {
         /// The longest wait for a response head, counted from when the request (with its whole body) has been
         /// handed to the transport; once it has passed the call fails with ``ParleyError/Kind/timeout``. It
         /// applies to each request sent, including every redirect hop and retry. A server that sends its head one
-        /// byte at a time keeps the transport's idle timeouts from ever firing, but not this. Default: 60 seconds;
-        /// `nil` waits without limit (only do that for servers you trust).
+        /// byte at a time keeps the transport's idle timeouts from ever firing, but not this. An endpoint that sets
+        /// its own ``Endpoint/timeout`` (a long poll, a slow report) waits for its head up to that instead.
+        /// Default: 60 seconds; `nil` waits without limit (only do that for servers you trust).
         public var responseHeadTimeout: Duration?
         /// The longest wait for the next chunk of a streamed response body (``Client/stream(_:)``,
         /// ``Client/events(_:lastEventID:reconnect:maxEventSize:)``, ``Client/download(_:to:resume:onProgress:)``);

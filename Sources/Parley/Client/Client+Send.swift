@@ -65,7 +65,8 @@ extension Client {
                 request,
                 body: body,
                 context: CallContext(endpointName: endpoint.name, isIdempotent: endpoint.isIdempotent),
-                permit: permit
+                permit: permit,
+                headTimeout: headTimeout(for: endpoint)
             )
             let value: E.Response
             do throws(ParleyError) {
@@ -100,6 +101,12 @@ extension Client {
         }
     }
 
+    /// The limit on each response head of a call to `endpoint`: the endpoint's own ``Endpoint/timeout`` when it sets
+    /// one (a long poll that answers late says so there), else ``Configuration/responseHeadTimeout``.
+    func headTimeout<E: Endpoint>(for endpoint: E) -> Duration? {
+        endpoint.timeout ?? configuration.responseHeadTimeout
+    }
+
     /// Runs the middleware chain around the transport, holding `permit` (the call's slot of the client's
     /// concurrency limit, see ``acquireSlot(for:)``) until the response body has been read, and with `context` as
     /// ``CallContext/current``. Innermost, under the middlewares, each hop of a redirect is followed by the client's
@@ -109,13 +116,20 @@ extension Client {
         _ request: HTTPRequest,
         body: HTTPBody?,
         context: CallContext,
-        permit: ConcurrencyLimiter.Permit?
+        permit: ConcurrencyLimiter.Permit?,
+        headTimeout: Duration?
     ) async throws(ParleyError) -> (HTTPResponse, HTTPBody?) {
         do {
             let (response, responseBody) = try await Self.typed {
                 try await CallContext.$current.withValue(context) {
                     try await RequestTracing.bind(for: self.middlewares) { tracing in
-                        try await self.chain(request, body: body, operationID: context.endpointName, tracing: tracing)
+                        try await self.chain(
+                            request,
+                            body: body,
+                            operationID: context.endpointName,
+                            tracing: tracing,
+                            headTimeout: headTimeout
+                        )
                     }
                 }
             }
@@ -146,12 +160,13 @@ extension Client {
         _ request: HTTPRequest,
         body: HTTPBody?,
         operationID: String,
-        tracing: RequestTracing?
+        tracing: RequestTracing?,
+        headTimeout: Duration?
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let transport = self.transport
         let decompression = configuration.decompression
         let base = try? self.base.get()
-        let headDeadline = configuration.responseHeadTimeout.map { HeadDeadline(limit: $0) }
+        let headDeadline = headTimeout.map { HeadDeadline(limit: $0) }
         let send: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, body, url in
             let request = decompression?.prepare(request) ?? request
             let url = Self.transportBaseURL(for: request, base: base, fallback: url)

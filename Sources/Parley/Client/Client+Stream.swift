@@ -52,7 +52,8 @@ extension Client {
                     request,
                     body: requestBody,
                     context: CallContext(endpointName: endpoint.name, isIdempotent: endpoint.isIdempotent),
-                    permit: permit
+                    permit: permit,
+                    headTimeout: self.headTimeout(for: endpoint)
                 )
                 // A resumed download expects 206 or 416, which are the server's answers to the Range it sent.
                 let code = response.status.code

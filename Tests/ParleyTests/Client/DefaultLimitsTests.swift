@@ -99,3 +99,20 @@ struct DefaultLimitsTests {
         }
     }
 }
+
+extension DefaultLimitsTests {
+    /// A long poll: the endpoint's own timeout (20 s) replaces the client's 300 ms head deadline for its calls.
+    @Test("an endpoint's own timeout replaces responseHeadTimeout for its calls", arguments: TransportKind.allCases)
+    func endpointTimeoutGovernsHead(_ kind: TransportKind) async throws {
+        let configuration = Client.Configuration(responseHeadTimeout: .milliseconds(300))
+        try await withFaultClient(kind, configuration: configuration) { client, _ in
+            let late = FaultCall<Data>(path: "/slow-headers", query: ["delay": "1000"], timeout: .seconds(20))
+            let body = try await client.send(late)
+            #expect(String(decoding: body, as: UTF8.self) == "late")
+            let error = await expectParleyError(.timeout) {
+                try await client.send(FaultCall<Data>(path: "/slow-headers", query: ["delay": "5000"]))
+            }
+            #expect(error?.message.contains("responseHeadTimeout") == true, "\(String(describing: error))")
+        }
+    }
+}
