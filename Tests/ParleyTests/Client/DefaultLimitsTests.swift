@@ -1,4 +1,5 @@
 import Foundation
+import OpenAPIRuntime
 import Parley
 import ParleyDemoServer
 import Testing
@@ -113,6 +114,33 @@ extension DefaultLimitsTests {
                 try await client.send(FaultCall<Data>(path: "/slow-headers", query: ["delay": "5000"]))
             }
             #expect(error?.message.contains("responseHeadTimeout") == true, "\(String(describing: error))")
+        }
+    }
+}
+
+extension DefaultLimitsTests {
+    /// The head's clock starts once the whole request body has been taken: an upload whose source takes ~1 s (8
+    /// chunks of 64 KiB, 120 ms apart: a slow disk or network source) is not cut off by a 300 ms head deadline.
+    @Test("the head deadline starts after the request body has been sent", arguments: TransportKind.allCases)
+    func headDeadlineAfterUpload(_ kind: TransportKind) async throws {
+        let chunk = [UInt8](repeating: UInt8(ascii: "u"), count: 64 << 10)
+        let count = 8
+        let slow = AsyncStream<ArraySlice<UInt8>> { continuation in
+            let producer = Task {
+                for _ in 0..<count {
+                    // Simulates a slow source; nothing in the test waits on this timing.
+                    try? await Task.sleep(for: .milliseconds(120))
+                    continuation.yield(chunk[...])
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in producer.cancel() }
+        }
+        let body = HTTPBody(slow, length: .known(Int64(chunk.count * count)), iterationBehavior: .single)
+        let configuration = Client.Configuration(timeout: .seconds(30), responseHeadTimeout: .milliseconds(300))
+        try await withDemoClient(kind, configuration: configuration) { client, _ in
+            let echo = try await client.send(EchoEndpoint(method: .post, path: "/echo", body: .stream(body)))
+            #expect(echo.bodyLength == chunk.count * count)
         }
     }
 }
