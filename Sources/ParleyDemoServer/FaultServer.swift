@@ -30,6 +30,10 @@ import NIOPosix
 /// - `/gzip`: `200`, `Content-Encoding: gzip`, a whole gzip stream of ``gzipPayload``.
 /// - `/truncated-gzip`: the same stream cut in the middle of its data (no end, no trailer), with a
 ///   `Content-Length` that matches the bytes sent.
+/// - `/dribble-head?interval=MS` (default 100): the status line, then header lines one byte every `MS` milliseconds,
+///   never ending the head (each byte restarts a client's idle timeout).
+/// - `/dribble-body?interval=MS` (default 100): a head with `Content-Length: 1000000`, then the body one byte every
+///   `MS` milliseconds.
 /// - anything else: `404`.
 ///
 /// Connection refused needs no server: ``unusedPortURL()`` gives a URL on a port where nothing listens.

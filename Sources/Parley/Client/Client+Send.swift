@@ -50,10 +50,24 @@ extension Client {
         body override: RequestBody? = nil,
         progress: ProgressReporter? = nil
     ) async throws(ParleyError) -> (value: E.Response, response: HTTPResponse) {
-        var (request, body) = try makeRequest(endpoint, body: override)
+        // The slot first, then the request: a call waiting for a slot holds no encoded body.
+        let permit = try await acquireSlot(for: endpoint)
+        var (request, body): (HTTPRequest, HTTPBody?)
+        do throws(ParleyError) {
+            (request, body) = try makeRequest(endpoint, body: override)
+        } catch {
+            permit?.release()
+            throw error
+        }
         if let progress, let unwrapped = body { body = CountingBody.wrap(unwrapped, reporter: progress) }
         do throws(ParleyError) {
-            let (response, responseBody) = try await run(request, body: body, context: CallContext(endpointName: endpoint.name, isIdempotent: endpoint.isIdempotent))
+            let (response, responseBody) = try await run(
+                request,
+                body: body,
+                context: CallContext(endpointName: endpoint.name, isIdempotent: endpoint.isIdempotent),
+                permit: permit,
+                headTimeout: headTimeout(for: endpoint)
+            )
             let value: E.Response
             do throws(ParleyError) {
                 value = try await decode(endpoint, response: response, body: responseBody)
@@ -72,21 +86,50 @@ extension Client {
         }
     }
 
-    /// Runs the middleware chain around the transport, inside the client's concurrency limit and with
-    /// `context` as ``CallContext/current``. Innermost, under the middlewares, each hop of a redirect is
-    /// followed by the client's ``RedirectPolicy`` and each response body is decoded by its
-    /// ``ResponseDecompression``.
+    /// Waits for one of the client's ``Configuration/maxConcurrentRequests`` slots (`nil` without a limit), before
+    /// the request is built: a waiting call holds no encoded body.
+    func acquireSlot<E: Endpoint>(for endpoint: E) async throws(ParleyError) -> ConcurrencyLimiter.Permit? {
+        guard let limiter else { return nil }
+        do {
+            return try await limiter.acquire()
+        } catch {
+            var failure = error
+            if failure.request == nil, let request = try? makeRequestHead(endpoint) {
+                failure.request = Self.summary(of: request)
+            }
+            throw failure
+        }
+    }
+
+    /// The limit on each response head of a call to `endpoint`: the endpoint's own ``Endpoint/timeout`` when it sets
+    /// one (a long poll that answers late says so there), else ``Configuration/responseHeadTimeout``.
+    func headTimeout<E: Endpoint>(for endpoint: E) -> Duration? {
+        endpoint.timeout ?? configuration.responseHeadTimeout
+    }
+
+    /// Runs the middleware chain around the transport, holding `permit` (the call's slot of the client's
+    /// concurrency limit, see ``acquireSlot(for:)``) until the response body has been read, and with `context` as
+    /// ``CallContext/current``. Innermost, under the middlewares, each hop of a redirect is followed by the client's
+    /// ``RedirectPolicy``, each response head is awaited within ``Configuration/responseHeadTimeout`` and each
+    /// response body is decoded by its ``ResponseDecompression``.
     func run(
         _ request: HTTPRequest,
         body: HTTPBody?,
-        context: CallContext
+        context: CallContext,
+        permit: ConcurrencyLimiter.Permit?,
+        headTimeout: Duration?
     ) async throws(ParleyError) -> (HTTPResponse, HTTPBody?) {
-        let permit = try await limiter?.acquire()
         do {
             let (response, responseBody) = try await Self.typed {
                 try await CallContext.$current.withValue(context) {
                     try await RequestTracing.bind(for: self.middlewares) { tracing in
-                        try await self.chain(request, body: body, operationID: context.endpointName, tracing: tracing)
+                        try await self.chain(
+                            request,
+                            body: body,
+                            operationID: context.endpointName,
+                            tracing: tracing,
+                            headTimeout: headTimeout
+                        )
                     }
                 }
             }
@@ -117,18 +160,26 @@ extension Client {
         _ request: HTTPRequest,
         body: HTTPBody?,
         operationID: String,
-        tracing: RequestTracing?
+        tracing: RequestTracing?,
+        headTimeout: Duration?
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let transport = self.transport
         let decompression = configuration.decompression
         let base = try? self.base.get()
+        let headDeadline = headTimeout.map { HeadDeadline(limit: $0) }
         let send: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, body, url in
             let request = decompression?.prepare(request) ?? request
             let url = Self.transportBaseURL(for: request, base: base, fallback: url)
             let response: HTTPResponse
             let responseBody: HTTPBody?
             do {
-                (response, responseBody) = try await transport.send(request, body: body, baseURL: url, operationID: operationID)
+                if let headDeadline {
+                    (response, responseBody) = try await headDeadline.send(request, body: body) { request, body in
+                        try await transport.send(request, body: body, baseURL: url, operationID: operationID)
+                    }
+                } else {
+                    (response, responseBody) = try await transport.send(request, body: body, baseURL: url, operationID: operationID)
+                }
             } catch {
                 throw Self.transportFailure(error)
             }

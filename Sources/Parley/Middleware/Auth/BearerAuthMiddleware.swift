@@ -30,7 +30,8 @@ public import OpenAPIRuntime
 ///   descriptions (`<redacted>`), and ``AccessToken`` never prints its value.
 ///
 /// Copies share one token and one refresh; give each client its own middleware unless they share a server.
-/// An existing `Authorization` header on the request is replaced.
+/// An existing `Authorization` header on the request is replaced. The token never follows a redirect to another
+/// origin (``OriginBoundCredentials``).
 public struct BearerAuthMiddleware: ClientMiddleware {
     /// The default leeway: 30 seconds.
     public static let defaultLeeway: Duration = .seconds(30)
@@ -81,7 +82,9 @@ public struct BearerAuthMiddleware: ClientMiddleware {
         var request = request
         request.headerFields[.authorization] = "Bearer \(token.value)"
         do {
-            return try await next(request, body, baseURL)
+            return try await OriginBoundCredentials.binding(header: .authorization) { [request] in
+                try await next(request, body, baseURL)
+            }
         } catch {
             throw Redaction([token.value]).scrub(error)
         }
