@@ -54,6 +54,14 @@ extension Client {
         /// Default: 60 seconds, longer than the keep-alive interval of common event-stream servers (15–30 s);
         /// `nil` waits without limit.
         public var streamIdleTimeout: Duration?
+        /// The longest a buffered response body (the body of ``Client/send(_:)``, ``Client/response(for:)`` and
+        /// uploads, read for decoding or discarded) may take to arrive in full after its head; past it the call fails
+        /// with ``ParleyError/Kind/timeout``. It stops a server that sends a body one byte at a time, which no idle
+        /// timeout catches. It applies only to calls without an overall timeout (the endpoint's
+        /// ``Endpoint/timeout`` or ``timeout``), which bounds the body too. Streams and downloads are not bounded
+        /// by it (see ``streamIdleTimeout``, and set ``timeout`` for downloads from servers you do not trust).
+        /// Default: 5 minutes (a 32 MiB body at 1 Mbit/s takes about 4.5); `nil` waits without limit.
+        public var responseBodyTimeout: Duration?
         /// The most bytes ``Client/download(_:to:resume:onProgress:)`` writes (counting a resumed file's earlier
         /// bytes); a larger body, or one that declares a larger `Content-Length`, fails the download with
         /// ``ParleyError/Kind/bodyTooLarge`` and removes the partial file. Default: 4 GiB; `nil` for no limit
@@ -75,6 +83,7 @@ extension Client {
             maxConcurrentRequests: Int? = nil,
             responseHeadTimeout: Duration? = .seconds(60),
             streamIdleTimeout: Duration? = .seconds(60),
+            responseBodyTimeout: Duration? = .seconds(300),
             maxDownloadSize: Int64? = 4 << 30
         ) {
             self.headers = headers
@@ -90,6 +99,7 @@ extension Client {
             self.maxConcurrentRequests = maxConcurrentRequests
             self.responseHeadTimeout = responseHeadTimeout
             self.streamIdleTimeout = streamIdleTimeout
+            self.responseBodyTimeout = responseBodyTimeout
             self.maxDownloadSize = maxDownloadSize
         }
     }

@@ -70,7 +70,9 @@ extension Client {
             )
             let value: E.Response
             do throws(ParleyError) {
-                value = try await decode(endpoint, response: response, body: responseBody)
+                // Without an overall timeout, the body must still arrive within responseBodyTimeout.
+                let bodyLimit = endpoint.timeout == nil && configuration.timeout == nil ? configuration.responseBodyTimeout : nil
+                value = try await decode(endpoint, response: response, body: BodyDeadline.wrap(responseBody, limit: bodyLimit))
             } catch {
                 if !middlewares.isEmpty { reportFailureAfterChain(error, request: request, endpoint: endpoint.name) }
                 throw error

@@ -15,6 +15,27 @@ struct DefaultLimitsTests {
         #expect(configuration.responseHeadTimeout == .seconds(60))
         #expect(configuration.streamIdleTimeout == .seconds(60))
         #expect(configuration.maxDownloadSize == 4 << 30)
+        #expect(configuration.responseBodyTimeout == .seconds(300))
+    }
+
+    /// The head comes at once, then the body a byte every 20 ms (a million bytes: 5 1/2 hours), so no idle timeout
+    /// ever fires. A buffered call fails once responseBodyTimeout (500 ms here) has passed since the head; the
+    /// transports' idle timeouts (30 s) and the 25 s bound are only guards.
+    @Test("a buffered body dribbled one byte at a time fails with .timeout at responseBodyTimeout", arguments: TransportKind.allCases)
+    func dribbledBufferedBody(_ kind: TransportKind) async throws {
+        let configuration = Client.Configuration(responseBodyTimeout: .milliseconds(500))
+        try await withFaultClient(kind, configuration: configuration) { client, _ in
+            let started = ContinuousClock.now
+            for call in [FaultCall<Data>(path: "/dribble-body", query: ["interval": "20"])] {
+                let error = await expectParleyError(.timeout) { try await client.send(call) }
+                #expect(error?.message.contains("responseBodyTimeout") == true, "\(String(describing: error))")
+            }
+            let discarded = await expectParleyError(.timeout) {
+                try await client.send(FaultCall<Void>(path: "/dribble-body", query: ["interval": "20"]))
+            }
+            #expect(discarded?.message.contains("responseBodyTimeout") == true, "\(String(describing: discarded))")
+            #expect(ContinuousClock.now - started < .seconds(25))
+        }
     }
 
     /// The server sends the status line, then a header byte every 50 ms, forever. The transports' idle timeouts
