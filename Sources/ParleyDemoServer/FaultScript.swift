@@ -38,6 +38,8 @@ enum FaultScript: Sendable, Equatable {
     case truncatedGzip
     /// Any other path, or a query parameter out of range: 404 or 400 with a reason.
     case refuse(status: String, reason: String)
+    /// `/hostile/…`: an answer that attacks parsing and error messages (see ``HostileAnswer``).
+    case hostile(HostileAnswer)
 
     /// The script for `head`.
     init(_ head: FaultRequestHead) {
@@ -84,6 +86,8 @@ enum FaultScript: Sendable, Equatable {
             self = .storm(key: query.first("key") ?? "", failures: failures, retryAfter: query.first("retry-after"))
         case "/gzip": self = .gzip
         case "/truncated-gzip": self = .truncatedGzip
+        case let path where path.hasPrefix("/hostile/"):
+            self = HostileAnswer(path: path).map { .hostile($0) } ?? .refuse(status: "404 Not Found", reason: "no hostile route \(path)")
         default: self = .refuse(status: "404 Not Found", reason: "no fault route \(head.path)")
         }
     }
