@@ -18,6 +18,6 @@ extension ParleyError {
             let detail = String(describing: underlying)
             if !message.contains(detail) { text += " Underlying error: \(detail)" }
         }
-        return PrintableText.escaping(text)
+        return PrintableText.escaping(text, keepingLineFeeds: keepsLineFeeds)
     }
 }

@@ -82,6 +82,9 @@ public struct ParleyError: Error, Sendable, CustomStringConvertible {
     public var codingPath: String?
     /// The error that caused this one, if any.
     public var underlying: (any Error)?
+    /// Whether ``message`` and ``description`` keep their line feeds: only for messages Parley writes on several
+    /// lines about local data (``init(_:multilineMessage:underlying:)``).
+    package var keepsLineFeeds = false
 
     /// An error of `kind` with a message.
     ///
@@ -91,6 +94,15 @@ public struct ParleyError: Error, Sendable, CustomStringConvertible {
         self.kind = kind
         self.message = PrintableText.escaping(message)
         self.underlying = underlying
+    }
+
+    /// An error whose message is written on several lines (a report about local data, such as a test fixture's
+    /// unused exchanges): line feeds are kept, every other character that is not printable is escaped.
+    package init(_ kind: Kind, multilineMessage: String, underlying: (any Error)? = nil) {
+        self.kind = kind
+        self.message = PrintableText.escaping(multilineMessage, keepingLineFeeds: true)
+        self.underlying = underlying
+        self.keepsLineFeeds = true
     }
 
     /// The status code of the response, if any.

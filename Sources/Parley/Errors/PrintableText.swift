@@ -7,13 +7,15 @@
 /// paragraph separators (U+2028, U+2029), all as `\u{…}`; bytes that are not UTF-8 as `\xFF`. Everything else,
 /// backslashes included, is kept as it is.
 package enum PrintableText {
-    /// `text` with every character that is not printable escaped.
-    package static func escaping(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+    /// `text` with every character that is not printable escaped; with `keepingLineFeeds`, LF stays a line break
+    /// (for messages that Parley writes on several lines, about local data such as a test fixture).
+    package static func escaping(_ text: String, keepingLineFeeds: Bool = false) -> String {
+        let mustEscape: (Unicode.Scalar) -> Bool = { needsEscape($0) && !(keepingLineFeeds && $0 == "\n") }
+        guard text.unicodeScalars.contains(where: mustEscape) else { return text }
         var result = ""
         result.reserveCapacity(text.utf8.count + 16)
         for scalar in text.unicodeScalars {
-            append(scalar, to: &result)
+            if mustEscape(scalar) { append(scalar, to: &result) } else { result.unicodeScalars.append(scalar) }
         }
         return result
     }
