@@ -62,7 +62,8 @@ public struct ParleyError: Error, Sendable, CustomStringConvertible {
     public struct RequestSummary: Sendable, Hashable, CustomStringConvertible {
         /// The method.
         public var method: HTTPRequest.Method
-        /// The URL as sent (query included).
+        /// The URL as sent (query included), its user info (`user:password@`) redacted when Parley made the
+        /// summary.
         public var url: String
         /// "GET http://…", with the URL's user info (`user:password@`) redacted.
         public var description: String { "\(method.rawValue) \(RequestURLText.redactingUserInfo(url))" }
