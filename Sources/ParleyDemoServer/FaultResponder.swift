@@ -81,6 +81,8 @@ struct FaultResponder: Sendable {
             Self.dribbleHead(every: interval, on: channel)
         case .dribbleBody(let interval):
             Self.dribbleBody(every: interval, on: channel)
+        case .hostile(let answer):
+            Self.send(answer.bytes, on: channel)
         }
     }
 

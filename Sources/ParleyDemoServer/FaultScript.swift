@@ -43,6 +43,8 @@ enum FaultScript: Sendable, Equatable {
     case dribbleHead(interval: TimeAmount)
     /// `/dribble-body?interval=MS`: a head, then body bytes one at a time, every `interval` ms (default 100).
     case dribbleBody(interval: TimeAmount)
+    /// `/hostile/…`: an answer that attacks parsing and error messages (see ``HostileAnswer``).
+    case hostile(HostileAnswer)
 
     /// The script for `head`.
     init(_ head: FaultRequestHead) {
@@ -96,6 +98,8 @@ enum FaultScript: Sendable, Equatable {
             }
             let every = TimeAmount.milliseconds(Int64(interval))
             self = head.path == "/dribble-head" ? .dribbleHead(interval: every) : .dribbleBody(interval: every)
+        case let path where path.hasPrefix("/hostile/"):
+            self = HostileAnswer(path: path).map { .hostile($0) } ?? .refuse(status: "404 Not Found", reason: "no hostile route \(path)")
         default: self = .refuse(status: "404 Not Found", reason: "no fault route \(head.path)")
         }
     }

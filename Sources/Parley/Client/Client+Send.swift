@@ -172,6 +172,7 @@ extension Client {
         let send: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, body, url in
             let request = decompression?.prepare(request) ?? request
             let url = Self.transportBaseURL(for: request, base: base, fallback: url)
+            try HeaderInjection.check(request)
             let response: HTTPResponse
             let responseBody: HTTPBody?
             do {
@@ -183,7 +184,7 @@ extension Client {
                     (response, responseBody) = try await transport.send(request, body: body, baseURL: url, operationID: operationID)
                 }
             } catch {
-                throw Self.transportFailure(error)
+                throw Self.transportFailure(error, request: request)
             }
             guard let decompression else { return (response, responseBody) }
             return try decompression.decode(response, body: responseBody)
@@ -219,12 +220,18 @@ extension Client {
         return try await next(request, body, baseURL)
     }
 
-    /// A transport's failure as a `ParleyError` (``ParleyError/Kind/cancelled`` when the task was cancelled).
-    static func transportFailure(_ error: any Error) -> ParleyError {
+    /// A transport's failure as a `ParleyError` (``ParleyError/Kind/cancelled`` when the task was cancelled),
+    /// with the user info of `request`'s URL, if it has any, scrubbed out of it.
+    static func transportFailure(_ error: any Error, request: HTTPRequest? = nil) -> ParleyError {
+        let failure: ParleyError
         if Task.isCancelled, !(error is ParleyError) {
-            return ParleyError(.cancelled, "The call was cancelled while in the transport.", underlying: error)
+            failure = ParleyError(.cancelled, "The call was cancelled while in the transport.", underlying: error)
+        } else {
+            failure = ParleyError.wrapping(error, as: .transport, "The transport failed: \(error)")
         }
-        return ParleyError.wrapping(error, as: .transport, "The transport failed: \(error)")
+        guard let request else { return failure }
+        let secrets = RequestURLText.userInfoSecrets(request.absoluteURLString(baseURL: nil))
+        return secrets.isEmpty ? failure : Redaction(secrets).scrub(failure)
     }
 
     /// Runs `body`, whose errors are all ParleyErrors by construction of the chain, with a typed throw.
@@ -237,6 +244,9 @@ extension Client {
     }
 
     static func summary(of request: HTTPRequest) -> ParleyError.RequestSummary {
-        ParleyError.RequestSummary(method: request.method, url: request.absoluteURLString(baseURL: nil))
+        ParleyError.RequestSummary(
+            method: request.method,
+            url: RequestURLText.redactingUserInfo(request.absoluteURLString(baseURL: nil))
+        )
     }
 }

@@ -68,6 +68,14 @@ public struct APIKeyMiddleware: ClientMiddleware {
                         "The API key header name '\(name)' is not a valid HTTP field name. Use a token such as X-API-Key."
                     )
                 }
+                guard HTTPField.isValidValue(key) else {
+                    // HTTPFields would turn a CR or LF into a space and send the rest: a header injected through the key.
+                    throw ParleyError(
+                        .invalidRequest,
+                        "The API key holds a character a header value may not hold (CR, LF, NUL or another control character, "
+                            + "or whitespace at its start or end); refusing to send it. Nothing was sent."
+                    )
+                }
                 request.headerFields[field] = key
                 return try await OriginBoundCredentials.binding(header: field) { [request] in
                     try await next(request, body, baseURL)

@@ -79,8 +79,18 @@ public struct BearerAuthMiddleware: ClientMiddleware {
         token: AccessToken,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
+        let value = "Bearer \(token.value)"
+        guard HTTPField.isValidValue(value) else {
+            // HTTPFields would turn a CR or LF into a space and send the rest: a header injected by the provider.
+            throw ParleyError(
+                .invalidRequest,
+                "The access token from the token provider holds a character a header value may not hold (CR, LF, NUL or "
+                    + "another control character, or whitespace at its start or end); refusing to send it. Check what the "
+                    + "provider returns. Nothing was sent."
+            )
+        }
         var request = request
-        request.headerFields[.authorization] = "Bearer \(token.value)"
+        request.headerFields[.authorization] = value
         do {
             return try await OriginBoundCredentials.binding(header: .authorization) { [request] in
                 try await next(request, body, baseURL)
