@@ -48,23 +48,36 @@ extension URLSessionTransport {
     }
 
 
-    /// Where FoundationNetworking's blocking calls wait: a serial queue of Parley's own.
+    /// Where FoundationNetworking's blocking calls wait: serial queues of Parley's own, never a Swift task's thread
+    /// nor `DispatchQueue.global()`.
     ///
-    /// `resume()` and task creation wait (`DispatchQueue.sync`) for FoundationNetworking's work queue, which on
-    /// Linux is one serial queue for every session of the process, and which a hostile server or a slow body can
-    /// hold for seconds or for good. Neither a Swift task nor `DispatchQueue.global()` may wait there: on Linux,
-    /// Swift's cooperative pool runs on libdispatch's default-priority thread pool, the one `DispatchQueue.global()`
-    /// uses, which has one thread per core and adds about one thread a second while its threads are blocked. With
-    /// the calls made on `DispatchQueue.global()`, each URLSession call started while the work queue was held took
-    /// one of those threads, and every task of the process stalled, AsyncHTTPClient calls included (issue 14: 24
-    /// such calls stalled the process for 30 s; see docs/investigations/2026-11-24-process-stall.md). A serial queue
-    /// runs on libdispatch's overcommit pool, whose threads are not counted against the cores, and being serial it
-    /// blocks at most one thread however many calls wait: they would wait for the same work queue anyway.
-    static let blockingCalls = DispatchQueue(label: "Parley.URLSessionTransport.blocking-calls")
+    /// `resume()`, `cancel()` and task creation wait (`DispatchQueue.sync`) for FoundationNetworking's work queue,
+    /// which on Linux is one serial queue for every session of the process, and which a hostile server or a slow
+    /// body can hold for seconds or for good. On Linux, Swift's cooperative pool runs on libdispatch's
+    /// default-priority thread pool, the one `DispatchQueue.global()` uses, which has one thread per core and adds
+    /// about one thread a second while its threads are blocked. With the calls made on `DispatchQueue.global()`,
+    /// each URLSession call started while the work queue was held took one of those threads, and every task of the
+    /// process stalled, AsyncHTTPClient calls included (issue 14: 24 such calls stalled the process for 30 s; see
+    /// docs/investigations/2026-11-24-process-stall.md).
+    ///
+    /// A serial queue runs on libdispatch's overcommit pool, whose threads are not counted against the cores. There
+    /// are several, taken in turn, so that one call waiting behind a busy work queue (a cancellation behind a body
+    /// being inflated) does not make every later call wait behind it in turn; at most ``blockingCallQueueCount``
+    /// threads are ever parked there, however many calls wait.
+    static let blockingCallQueues: [DispatchQueue] = (0..<blockingCallQueueCount).map {
+        DispatchQueue(label: "Parley.URLSessionTransport.blocking-calls.\($0)")
+    }
+    /// How many threads FoundationNetworking's blocking calls may occupy at most.
+    static let blockingCallQueueCount = 8
+    private static let nextBlockingCallQueue = LockedState(0)
 
-    /// Runs `call` on ``blockingCalls``, never on a cooperative thread or on `DispatchQueue.global()`.
+    /// Runs `call` on one of ``blockingCallQueues``, never on a cooperative thread or on `DispatchQueue.global()`.
     static func offCooperativeThreads(_ call: @escaping @Sendable () -> Void) {
-        blockingCalls.async(execute: call)
+        let index = nextBlockingCallQueue.withLock { next in
+            defer { next = (next + 1) % blockingCallQueueCount }
+            return next
+        }
+        blockingCallQueues[index].async(execute: call)
     }
 
     /// Creates a data task for `urlRequest` on `session` without waiting on a cooperative thread.
