@@ -77,6 +77,8 @@ struct FaultResponder: Sendable {
             Self.send(Self.response("200 OK", Self.gzipFields, body: body), on: channel)
         case .refuse(let status, let reason):
             Self.send(Self.response(status, ["Content-Type": "text/plain"], body: Array(reason.utf8)), on: channel)
+        case .hardening(let script):
+            Self.respond(script, on: channel)
         }
     }
 

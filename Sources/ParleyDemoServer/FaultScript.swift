@@ -38,6 +38,8 @@ enum FaultScript: Sendable, Equatable {
     case truncatedGzip
     /// Any other path, or a query parameter out of range: 404 or 400 with a reason.
     case refuse(status: String, reason: String)
+    /// The hostile framing and size routes (``HardeningScript``).
+    case hardening(HardeningScript)
 
     /// The script for `head`.
     init(_ head: FaultRequestHead) {
@@ -84,7 +86,12 @@ enum FaultScript: Sendable, Equatable {
             self = .storm(key: query.first("key") ?? "", failures: failures, retryAfter: query.first("retry-after"))
         case "/gzip": self = .gzip
         case "/truncated-gzip": self = .truncatedGzip
-        default: self = .refuse(status: "404 Not Found", reason: "no fault route \(head.path)")
+        default:
+            if let script = HardeningScript(head) {
+                self = .hardening(script)
+            } else {
+                self = .refuse(status: "404 Not Found", reason: "no fault route \(head.path)")
+            }
         }
     }
 }

@@ -30,6 +30,9 @@ import NIOPosix
 /// - `/gzip`: `200`, `Content-Encoding: gzip`, a whole gzip stream of ``gzipPayload``.
 /// - `/truncated-gzip`: the same stream cut in the middle of its data (no end, no trailer), with a
 ///   `Content-Length` that matches the bytes sent.
+/// - the hostile framing and size routes (see `FaultResponder+Hardening.swift`) (`/interim-100`, `/early-hints`,
+///   `/content-length-twice`, `/content-length-list`, `/content-length-huge`, `/many-trailers`,
+///   `/redirect-huge-body`, `/endless-401`, `/gzip-bomb-chunked`).
 /// - anything else: `404`.
 ///
 /// Connection refused needs no server: ``unusedPortURL()`` gives a URL on a port where nothing listens.

@@ -14,16 +14,23 @@ import Parley
 /// again and delivers the response a second time from its first byte. What it does have is a synchronous call
 /// on the session's work queue for every delegate event: `delegateQueue.addOperation(_:)`, made from curl's
 /// write callback for each piece of body. ``GatedOperationQueue`` waits there, through ``admit()``, while more
-/// than ``highWater`` bytes are unconsumed, until the consumer drained them below ``lowWater``.
+/// than ``highWater`` bytes are unconsumed, until the consumer drained them below ``lowWater``, and while
+/// ``maxPendingEvents`` events wait for the delegate queue (so neither the queue's backlog nor the time a
+/// cancellation takes to reach curl grows with the body).
 ///
 /// That work queue is one serial queue for every URLSession of the process (FoundationNetworking 6.x), so while
 /// a consumer is behind, every other URLSession transfer waits too. A body that is dropped or cancelled opens its
 /// gate at once; a body kept but never read holds them ``maxHold`` per curl write.
 final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is only read or written while `condition` is locked.
-    /// Unconsumed bytes above which delivery stops.
-    static let highWater = 2 << 20
-    /// Unconsumed bytes below which delivery starts again.
-    static let lowWater = 512 << 10
+    /// Unconsumed bytes above which delivery stops with `backPressure: true`.
+    static let tightHighWater = 2 << 20
+    /// Unconsumed bytes below which delivery starts again with `backPressure: true`.
+    static let tightLowWater = 512 << 10
+    /// Unconsumed bytes above which delivery stops by default (`backPressure: false`): the bound on what one
+    /// response buffers for a slow consumer.
+    static let boundedHighWater = 16 << 20
+    /// Unconsumed bytes below which delivery starts again by default.
+    static let boundedLowWater = 8 << 20
     /// Delegate events queued but not yet run (each carries at most one curl write of body data).
     static let maxPendingEvents = 8
 
@@ -31,11 +38,25 @@ final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is on
     private var unconsumed = 0
     private var pending = 0
     private var paused = false
-    private var isOpen: Bool
+    private var isOpen = false
+    /// Unconsumed bytes above which delivery stops.
+    let highWater: Int
+    /// Unconsumed bytes below which delivery starts again.
+    let lowWater: Int
 
-    /// A gate that holds deliveries when `holding`, or one that only counts (back-pressure off).
-    init(holding: Bool) {
-        isOpen = !holding
+    /// A gate that holds deliveries past `highWater` unconsumed bytes until they are down to `lowWater`.
+    init(highWater: Int, lowWater: Int) {
+        self.highWater = highWater
+        self.lowWater = lowWater
+    }
+
+    /// The gate of a transport with `backPressure` on or off.
+    convenience init(backPressure: Bool) {
+        if backPressure {
+            self.init(highWater: Self.tightHighWater, lowWater: Self.tightLowWater)
+        } else {
+            self.init(highWater: Self.boundedHighWater, lowWater: Self.boundedLowWater)
+        }
     }
 
     /// The longest one event is held. Past it the event goes through anyway, so a response whose consumer waits
@@ -47,7 +68,7 @@ final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is on
     func admit() {
         condition.lock()
         let deadline = Date(timeIntervalSinceNow: Self.maxHold)
-        while !isOpen && (paused || pending >= Self.maxPendingEvents) {
+        while (!isOpen && paused) || pending >= Self.maxPendingEvents {
             if !condition.wait(until: deadline) { break }
         }
         pending += 1
@@ -66,7 +87,7 @@ final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is on
     func received(_ count: Int) {
         condition.lock()
         unconsumed += count
-        if unconsumed >= Self.highWater { paused = true }
+        if unconsumed >= highWater { paused = true }
         condition.unlock()
     }
 
@@ -74,15 +95,17 @@ final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is on
     func consumed(_ count: Int) {
         condition.lock()
         unconsumed -= count
-        if paused && unconsumed <= Self.lowWater {
+        if paused && unconsumed <= lowWater {
             paused = false
             condition.broadcast()
         }
         condition.unlock()
     }
 
-    /// Stops gating for good: the consumer is gone or the task is being cancelled (cancelling waits for the
-    /// session's queue, so the queue must not be held here).
+    /// Stops holding for the consumer for good: it is gone or the task is being cancelled (cancelling waits for
+    /// the session's queue, so the queue must not wait for a consumer here). Events are still admitted only while
+    /// fewer than ``maxPendingEvents`` wait for the delegate queue, whose operations do not need the work queue:
+    /// a body that keeps arriving until the cancellation lands does not pile up in the delegate queue.
     func open() {
         condition.lock()
         isOpen = true

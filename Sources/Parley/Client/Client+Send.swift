@@ -128,7 +128,9 @@ extension Client {
             let response: HTTPResponse
             let responseBody: HTTPBody?
             do {
-                (response, responseBody) = try await transport.send(request, body: body, baseURL: url, operationID: operationID)
+                (response, responseBody) = try await ResponseDecompression.$forTransport.withValue(decompression) {
+                    try await transport.send(request, body: body, baseURL: url, operationID: operationID)
+                }
             } catch {
                 throw Self.transportFailure(error)
             }
