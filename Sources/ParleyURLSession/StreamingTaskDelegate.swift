@@ -75,16 +75,28 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
                     phase = .waitingForHead(continuation)
                     return false
                 }
-                if resumeNow {
-                    continuation.resume(throwing: ParleyError(.transport, "The request ended before its response head arrived."))
-                } else {
+                if !resumeNow {
                     URLSessionTransport.offCooperativeThreads { task.resume() }
+                } else if Task.isCancelled {
+                    continuation.resume(throwing: Self.cancelledBeforeHead)
+                } else {
+                    continuation.resume(throwing: ParleyError(.transport, "The request ended before its response head arrived."))
                 }
             }
         } onCancel: {
             cancel(task)
+            // Returns now rather than when FoundationNetworking reports the task cancelled: that report needs its
+            // shared work queue, which a hostile response elsewhere in the process can hold for minutes.
+            let waiting = phase.withLock { phase -> CheckedContinuation<URLResponse, any Error>? in
+                defer { phase = .finished }
+                if case .waitingForHead(let continuation) = phase { return continuation }
+                return nil
+            }
+            waiting?.resume(throwing: Self.cancelledBeforeHead)
         }
     }
+
+    private static let cancelledBeforeHead = ParleyError(.cancelled, "The request was cancelled.")
 
     func urlSession(
         _ session: URLSession,
@@ -189,13 +201,19 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let delegate: StreamingTaskDelegate
         let owner: BodyOwner
 
+        /// The body is read once (`iterationBehavior` `.single`): when its iterator goes, nobody can read on, so
+        /// the rest is abandoned at once even while the body itself is still referenced (a middleware that read
+        /// a 401's body up to a limit and broke off keeps it until its replay returned; holding on until then kept
+        /// FoundationNetworking's shared queue waiting for that reader).
         func makeAsyncIterator() -> Iterator {
-            Iterator(delegate: delegate, owner: owner)
+            Iterator(delegate: delegate, owner: owner, iteration: BodyOwner(delegate: delegate))
         }
 
         struct Iterator: AsyncIteratorProtocol {
             let delegate: StreamingTaskDelegate
             let owner: BodyOwner
+            /// This iteration's own owner: the iterator going abandons the body.
+            let iteration: BodyOwner
 
             mutating func next() async throws -> ArraySlice<UInt8>? {
                 let delegate = self.delegate

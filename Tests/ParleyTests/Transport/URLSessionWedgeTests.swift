@@ -11,8 +11,9 @@ import Testing
 #endif
 
 /// A redirect with a 10 GiB body keeps FoundationNetworking's one work queue busy (it holds a redirect's body in
-/// memory, copying it whole at every read) and slows every URLSession transfer of the process: nothing else may
-/// stall with it. This suite holds that queue for a while: run it in its own `swift test` invocation.
+/// memory, copying it whole at every read) and stalls every URLSession transfer of the process for minutes: nothing
+/// else may stall with it. This suite leaves that queue busy until the process ends: run it in its own `swift test`
+/// invocation.
 @Suite("URLSession wedge isolation", .serialized, .timeLimit(.minutes(2)))
 struct URLSessionWedgeTests {
     @Test("while a 302 with a 10 GiB body holds URLSession, AsyncHTTPClient calls and plain tasks go on, and cancelling it ends it")
@@ -48,11 +49,14 @@ struct URLSessionWedgeTests {
         }
         // The 302's body is still arriving (10 GiB do not pass in this time): the checks above ran beside it.
         #expect(!ended.withLock { $0 })
+        // Cancelling returns at once, though FoundationNetworking learns of it only when its queue is free again.
         let cancelled = clock.now
         wedge.cancel()
         await expectParleyError(.cancelled) { try await wedge.value }
-        #expect(clock.now - cancelled < .seconds(30))
-        for call in waiting { _ = await call.value }
+        #expect(clock.now - cancelled < .seconds(5))
+        // The other URLSession calls wait for the queue (FoundationNetworking creates tasks on it); they are left
+        // to end when the server closes.
+        for call in waiting { call.cancel() }
         try await ahc.shutdown()
         try await wedging.shutdown()
         await server.stop()
