@@ -14,9 +14,8 @@ import Parley
 /// again and delivers the response a second time from its first byte. What it does have is a synchronous call
 /// on the session's work queue for every delegate event: `delegateQueue.addOperation(_:)`, made from curl's
 /// write callback for each piece of body. ``GatedOperationQueue`` waits there, through ``admit()``, while more
-/// than ``highWater`` bytes are unconsumed, until the consumer drained them below ``lowWater``, and while
-/// ``maxPendingEvents`` events wait for the delegate queue (so neither the queue's backlog nor the time a
-/// cancellation takes to reach curl grows with the body).
+/// than ``highWater`` bytes are unconsumed, until the consumer drained them below ``lowWater`` (and, with
+/// back-pressure on, while ``maxPendingEvents`` events wait for the delegate queue).
 ///
 /// That work queue is one serial queue for every URLSession of the process (FoundationNetworking 6.x), so while
 /// a consumer is behind, every other URLSession transfer waits too. A body that is dropped or cancelled opens its
@@ -27,10 +26,11 @@ final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is on
     /// Unconsumed bytes below which delivery starts again with `backPressure: true`.
     static let tightLowWater = 512 << 10
     /// Unconsumed bytes above which delivery stops by default (`backPressure: false`): the bound on what one
-    /// response buffers for a slow consumer.
-    static let boundedHighWater = 16 << 20
+    /// response buffers for a slow consumer, high enough that a consumer which is merely slower than the network
+    /// rarely makes every URLSession transfer of the process wait.
+    static let boundedHighWater = 64 << 20
     /// Unconsumed bytes below which delivery starts again by default.
-    static let boundedLowWater = 8 << 20
+    static let boundedLowWater = 32 << 20
     /// Delegate events queued but not yet run (each carries at most one curl write of body data).
     static let maxPendingEvents = 8
 
@@ -43,19 +43,24 @@ final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is on
     let highWater: Int
     /// Unconsumed bytes below which delivery starts again.
     let lowWater: Int
+    /// Whether events also wait while ``maxPendingEvents`` are queued (back-pressure on). Off by default: that wait
+    /// depends on a Dispatch thread running the delegate queue, and a process whose Dispatch threads are busy
+    /// would then hold FoundationNetworking's shared queue for every transfer.
+    let capsPending: Bool
 
     /// A gate that holds deliveries past `highWater` unconsumed bytes until they are down to `lowWater`.
-    init(highWater: Int, lowWater: Int) {
+    init(highWater: Int, lowWater: Int, capsPending: Bool) {
         self.highWater = highWater
         self.lowWater = lowWater
+        self.capsPending = capsPending
     }
 
     /// The gate of a transport with `backPressure` on or off.
     convenience init(backPressure: Bool) {
         if backPressure {
-            self.init(highWater: Self.tightHighWater, lowWater: Self.tightLowWater)
+            self.init(highWater: Self.tightHighWater, lowWater: Self.tightLowWater, capsPending: true)
         } else {
-            self.init(highWater: Self.boundedHighWater, lowWater: Self.boundedLowWater)
+            self.init(highWater: Self.boundedHighWater, lowWater: Self.boundedLowWater, capsPending: false)
         }
     }
 
@@ -68,7 +73,7 @@ final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is on
     func admit() {
         condition.lock()
         let deadline = Date(timeIntervalSinceNow: Self.maxHold)
-        while (!isOpen && paused) || pending >= Self.maxPendingEvents {
+        while !isOpen && (paused || (capsPending && pending >= Self.maxPendingEvents)) {
             if !condition.wait(until: deadline) { break }
         }
         pending += 1
@@ -102,10 +107,8 @@ final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is on
         condition.unlock()
     }
 
-    /// Stops holding for the consumer for good: it is gone or the task is being cancelled (cancelling waits for
-    /// the session's queue, so the queue must not wait for a consumer here). Events are still admitted only while
-    /// fewer than ``maxPendingEvents`` wait for the delegate queue, whose operations do not need the work queue:
-    /// a body that keeps arriving until the cancellation lands does not pile up in the delegate queue.
+    /// Stops gating for good: the consumer is gone or the task is being cancelled (cancelling waits for the
+    /// session's queue, so the queue must not be held here).
     func open() {
         condition.lock()
         isOpen = true

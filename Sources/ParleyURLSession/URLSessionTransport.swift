@@ -29,7 +29,7 @@ public import Parley
 /// Interim responses (`100`, `103 Early Hints`; any `1xx` but `101`) are skipped: the call returns the final
 /// response. A response whose `Content-Length` is repeated, a list or out of range fails with `.transport`, as on
 /// AsyncHTTPClient. A body that is dropped or cancelled is discarded from then on, and a response whose reader is
-/// behind holds at most 16 MiB before URLSession is made to wait (see ``init(configuration:backPressure:)``).
+/// behind holds at most 64 MiB before URLSession is made to wait (see ``init(configuration:backPressure:)``).
 ///
 /// ## On Linux, do not use it with servers you do not trust
 ///
@@ -76,8 +76,8 @@ public struct URLSessionTransport: ShutdownTransport {
     /// - Parameters:
     ///   - configuration: The configuration of the sessions this transport makes (see ``defaultConfiguration``).
     ///   - backPressure: How far a response's consumer may fall behind before URLSession is made to wait. Either
-    ///     way what one response buffers is bounded. Off (the default), up to 16 MiB are buffered, then delivery
-    ///     waits until the consumer is down to 8 MiB; on, 2 MiB and 512 KiB. On Linux the only way to stop
+    ///     way what one response buffers is bounded. Off (the default), up to 64 MiB are buffered, then delivery
+    ///     waits until the consumer is down to 32 MiB; on, 2 MiB and 512 KiB. On Linux the only way to stop
     ///     FoundationNetworking is to hold its work queue, which every URLSession of the process shares, so while
     ///     one consumer is that far behind every URLSession transfer of the process waits (at most 2 s per curl
     ///     write, so two responses read one after the other crawl rather than deadlock). The larger default
