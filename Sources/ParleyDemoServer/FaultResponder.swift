@@ -83,6 +83,8 @@ struct FaultResponder: Sendable {
             Self.dribbleBody(every: interval, on: channel)
         case .hostile(let answer):
             Self.send(answer.bytes, on: channel)
+        case .hardening(let script):
+            Self.respond(script, on: channel)
         }
     }
 

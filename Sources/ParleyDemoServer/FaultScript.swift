@@ -45,6 +45,8 @@ enum FaultScript: Sendable, Equatable {
     case dribbleBody(interval: TimeAmount)
     /// `/hostile/…`: an answer that attacks parsing and error messages (see ``HostileAnswer``).
     case hostile(HostileAnswer)
+    /// The hostile framing and size routes (``HardeningScript``).
+    case hardening(HardeningScript)
 
     /// The script for `head`.
     init(_ head: FaultRequestHead) {
@@ -100,7 +102,12 @@ enum FaultScript: Sendable, Equatable {
             self = head.path == "/dribble-head" ? .dribbleHead(interval: every) : .dribbleBody(interval: every)
         case let path where path.hasPrefix("/hostile/"):
             self = HostileAnswer(path: path).map { .hostile($0) } ?? .refuse(status: "404 Not Found", reason: "no hostile route \(path)")
-        default: self = .refuse(status: "404 Not Found", reason: "no fault route \(head.path)")
+        default:
+            if let script = HardeningScript(head) {
+                self = .hardening(script)
+            } else {
+                self = .refuse(status: "404 Not Found", reason: "no fault route \(head.path)")
+            }
         }
     }
 }

@@ -36,6 +36,9 @@ import NIOPosix
 ///   `MS` milliseconds.
 /// - `/hostile/…`: answers that attack parsing and error messages: `/hostile/deep-json/N`,
 ///   `/hostile/control-bytes`, `/hostile/rpc-strays/N`, `/hostile/rpc-error-control` (see ``controlBytesForgedLine``).
+/// - the hostile framing and size routes (see `FaultResponder+Hardening.swift`) (`/interim-100`, `/early-hints`,
+///   `/content-length-twice`, `/content-length-list`, `/content-length-huge`, `/many-trailers`,
+///   `/redirect-huge-body`, `/endless-401`, `/gzip-bomb-chunked`).
 /// - anything else: `404`.
 ///
 /// Connection refused needs no server: ``unusedPortURL()`` gives a URL on a port where nothing listens.

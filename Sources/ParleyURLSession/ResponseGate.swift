@@ -14,16 +14,23 @@ import Parley
 /// again and delivers the response a second time from its first byte. What it does have is a synchronous call
 /// on the session's work queue for every delegate event: `delegateQueue.addOperation(_:)`, made from curl's
 /// write callback for each piece of body. ``GatedOperationQueue`` waits there, through ``admit()``, while more
-/// than ``highWater`` bytes are unconsumed, until the consumer drained them below ``lowWater``.
+/// than ``highWater`` bytes are unconsumed, until the consumer drained them below ``lowWater`` (and, with
+/// back-pressure on, while ``maxPendingEvents`` events wait for the delegate queue).
 ///
 /// That work queue is one serial queue for every URLSession of the process (FoundationNetworking 6.x), so while
 /// a consumer is behind, every other URLSession transfer waits too. A body that is dropped or cancelled opens its
 /// gate at once; a body kept but never read holds them ``maxHold`` per curl write.
 final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is only read or written while `condition` is locked.
-    /// Unconsumed bytes above which delivery stops.
-    static let highWater = 2 << 20
-    /// Unconsumed bytes below which delivery starts again.
-    static let lowWater = 512 << 10
+    /// Unconsumed bytes above which delivery stops with `backPressure: true`.
+    static let tightHighWater = 2 << 20
+    /// Unconsumed bytes below which delivery starts again with `backPressure: true`.
+    static let tightLowWater = 512 << 10
+    /// Unconsumed bytes above which delivery stops by default (`backPressure: false`): the bound on what one
+    /// response buffers for a slow consumer, high enough that a consumer which is merely slower than the network
+    /// rarely makes every URLSession transfer of the process wait.
+    static let boundedHighWater = 64 << 20
+    /// Unconsumed bytes below which delivery starts again by default.
+    static let boundedLowWater = 32 << 20
     /// Delegate events queued but not yet run (each carries at most one curl write of body data).
     static let maxPendingEvents = 8
 
@@ -31,11 +38,30 @@ final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is on
     private var unconsumed = 0
     private var pending = 0
     private var paused = false
-    private var isOpen: Bool
+    private var isOpen = false
+    /// Unconsumed bytes above which delivery stops.
+    let highWater: Int
+    /// Unconsumed bytes below which delivery starts again.
+    let lowWater: Int
+    /// Whether events also wait while ``maxPendingEvents`` are queued (back-pressure on). Off by default: that wait
+    /// depends on a Dispatch thread running the delegate queue, and a process whose Dispatch threads are busy
+    /// would then hold FoundationNetworking's shared queue for every transfer.
+    let capsPending: Bool
 
-    /// A gate that holds deliveries when `holding`, or one that only counts (back-pressure off).
-    init(holding: Bool) {
-        isOpen = !holding
+    /// A gate that holds deliveries past `highWater` unconsumed bytes until they are down to `lowWater`.
+    init(highWater: Int, lowWater: Int, capsPending: Bool) {
+        self.highWater = highWater
+        self.lowWater = lowWater
+        self.capsPending = capsPending
+    }
+
+    /// The gate of a transport with `backPressure` on or off.
+    convenience init(backPressure: Bool) {
+        if backPressure {
+            self.init(highWater: Self.tightHighWater, lowWater: Self.tightLowWater, capsPending: true)
+        } else {
+            self.init(highWater: Self.boundedHighWater, lowWater: Self.boundedLowWater, capsPending: false)
+        }
     }
 
     /// The longest one event is held. Past it the event goes through anyway, so a response whose consumer waits
@@ -47,7 +73,7 @@ final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is on
     func admit() {
         condition.lock()
         let deadline = Date(timeIntervalSinceNow: Self.maxHold)
-        while !isOpen && (paused || pending >= Self.maxPendingEvents) {
+        while !isOpen && (paused || (capsPending && pending >= Self.maxPendingEvents)) {
             if !condition.wait(until: deadline) { break }
         }
         pending += 1
@@ -66,7 +92,7 @@ final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is on
     func received(_ count: Int) {
         condition.lock()
         unconsumed += count
-        if unconsumed >= Self.highWater { paused = true }
+        if unconsumed >= highWater { paused = true }
         condition.unlock()
     }
 
@@ -74,7 +100,7 @@ final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is on
     func consumed(_ count: Int) {
         condition.lock()
         unconsumed -= count
-        if paused && unconsumed <= Self.lowWater {
+        if paused && unconsumed <= lowWater {
             paused = false
             condition.broadcast()
         }

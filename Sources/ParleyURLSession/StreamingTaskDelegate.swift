@@ -8,8 +8,8 @@ import OpenAPIRuntime
 import Parley
 
 /// The per-task delegate of one request: hands over the response head as soon as it arrives, then streams
-/// the body chunk by chunk with back-pressure (``ResponseGate``), so nothing is buffered whole and a consumer
-/// that stops cancels the task.
+/// the body chunk by chunk through a ``ResponseBodyBuffer`` whose size the ``ResponseGate`` bounds, so nothing is
+/// buffered whole, a consumer that stops cancels the task, and what arrives after that is discarded.
 final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private enum Phase {
         case waitingForHead(CheckedContinuation<URLResponse, any Error>?)
@@ -21,28 +21,47 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     private let completedNormally = LockedState(false)
     private let challengeRejected = LockedState(false)
     private let task = LockedState<URLSessionTask?>(nil)
-    private let stream: AsyncThrowingStream<ArraySlice<UInt8>, any Error>
-    private let bodyContinuation: AsyncThrowingStream<ArraySlice<UInt8>, any Error>.Continuation
+    /// Whether the task was cancelled (once is enough).
+    private let cancelling = LockedState(false)
+    private let buffer = ResponseBodyBuffer()
     /// The request body being streamed, if it is: stopped before the task is cancelled, and when it completes.
     private let upload: StreamedRequestBody?
     /// Holds the session's delivery of body data while the consumer is behind.
     private let gate: ResponseGate
+    /// The call's decompression limits, applied to a body URLSession inflates itself (`nil`: none).
+    private let decompression: ResponseDecompression?
+    /// The limits for this response's inflated body, once its head said it is content-coded.
+    private let inflation = LockedState<InflationLimit?>(nil)
     /// Called once the task completed (gives the session back to its pool).
     private let onComplete: @Sendable () -> Void
 
-    init(upload: StreamedRequestBody?, gate: ResponseGate, onComplete: @escaping @Sendable () -> Void) {
-        (stream, bodyContinuation) = AsyncThrowingStream<ArraySlice<UInt8>, any Error>.makeStream()
+    init(
+        upload: StreamedRequestBody?,
+        gate: ResponseGate,
+        decompression: ResponseDecompression?,
+        onComplete: @escaping @Sendable () -> Void
+    ) {
         self.upload = upload
         self.gate = gate
+        self.decompression = decompression
         self.onComplete = onComplete
         super.init()
     }
 
-    /// Cancels `task`, first failing a streamed request body and opening the response gate: FoundationNetworking's
-    /// `cancel()` waits for the session's queue, which may be waiting for either.
+    /// Cancels `task`, first failing a streamed request body, dropping the response body held and opening the
+    /// response gate: FoundationNetworking's cancellation runs on the session's work queue, which may be waiting
+    /// for the body or the gate, and body data still delivered before it lands is discarded.
+    ///
+    /// Only the first call cancels: on Swift 6.3, `URLSessionTask.cancel()` waits for the work queue, and a body
+    /// that keeps arriving after it failed (libcurl inflating a bomb) must not park a Dispatch thread per chunk.
     func cancel(_ task: URLSessionTask) {
-        upload?.cancel()
+        buffer.abandon()
         gate.open()
+        guard cancelling.withLock({ cancelling in
+            defer { cancelling = true }
+            return !cancelling
+        }) else { return }
+        upload?.cancel()
         URLSessionTransport.offCooperativeThreads { task.cancel() }
     }
 
@@ -56,16 +75,28 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
                     phase = .waitingForHead(continuation)
                     return false
                 }
-                if resumeNow {
-                    continuation.resume(throwing: ParleyError(.transport, "The request ended before its response head arrived."))
-                } else {
+                if !resumeNow {
                     URLSessionTransport.offCooperativeThreads { task.resume() }
+                } else if Task.isCancelled {
+                    continuation.resume(throwing: Self.cancelledBeforeHead)
+                } else {
+                    continuation.resume(throwing: ParleyError(.transport, "The request ended before its response head arrived."))
                 }
             }
         } onCancel: {
             cancel(task)
+            // Returns now rather than when FoundationNetworking reports the task cancelled: that report needs its
+            // shared work queue, which a hostile response elsewhere in the process can hold for minutes.
+            let waiting = phase.withLock { phase -> CheckedContinuation<URLResponse, any Error>? in
+                defer { phase = .finished }
+                if case .waitingForHead(let continuation) = phase { return continuation }
+                return nil
+            }
+            waiting?.resume(throwing: Self.cancelledBeforeHead)
         }
     }
+
+    private static let cancelledBeforeHead = ParleyError(.cancelled, "The request was cancelled.")
 
     func urlSession(
         _ session: URLSession,
@@ -73,6 +104,15 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
+        // FoundationNetworking hands over an interim response (`103 Early Hints`, or a `1xx` libcurl does not
+        // swallow itself) as if it were the response; the final one follows on the same task. `101` is final.
+        if let http = response as? HTTPURLResponse, (100..<200).contains(http.statusCode), http.statusCode != 101 {
+            completionHandler(.allow)
+            return
+        }
+        if let http = response as? HTTPURLResponse, let decompression {
+            inflation.withLock { $0 = InflationLimit(response: http, limits: decompression) }
+        }
         let waiting = phase.withLock { phase -> CheckedContinuation<URLResponse, any Error>? in
             guard case .waitingForHead(let continuation) = phase else { return nil }
             phase = .streaming
@@ -89,8 +129,19 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        if let failure = inflation.withLock({ $0?.inflated(data.count) }) {
+            // Past the limit: the reader gets the failure now; what libcurl still inflates before the cancellation
+            // reaches it is discarded.
+            buffer.fail(failure)
+            cancel(dataTask)
+            return
+        }
+        // Counted before it can be read, so that the reader's `consumed` never runs ahead of `received`.
         gate.received(data.count)
-        bodyContinuation.yield(ArraySlice(data))
+        if !buffer.append(ArraySlice(data)) {
+            // Abandoned or failed: nobody reads it, and the gate must not wait for it to be consumed.
+            gate.consumed(data.count)
+        }
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -111,7 +162,7 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
             if let waiting {
                 waiting.resume(throwing: failure)
             }
-            bodyContinuation.finish(throwing: failure)
+            buffer.finish(failure)
         } else {
             if let waiting, let response = task.response {
                 waiting.resume(returning: response)
@@ -119,20 +170,23 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
                 waiting?.resume(throwing: ParleyError(.transport, "URLSession finished without a response."))
             }
             completedNormally.withLock { $0 = true }
-            bodyContinuation.finish()
+            buffer.finish()
         }
         onComplete()
     }
 
     /// Cancels the data task unless it already completed: the body was dropped before its end.
     func abandon() {
+        buffer.abandon()
+        gate.open()
         guard !completedNormally.withLock({ $0 }) else { return }
         if let task = task.withLock({ $0 }) { cancel(task) }
     }
 
     /// The response body. It ends only when the task completed; a stream cut short by cancellation throws
     /// instead of looking like a complete body. Dropping the body (or its iterator) before the end cancels the
-    /// task, so a size limit or an early error stops the download instead of letting it fill memory.
+    /// task and discards what still arrives, so a size limit or an early error stops the download instead of
+    /// letting it fill memory.
     var body: Body { Body(delegate: self, owner: BodyOwner(delegate: self)) }
 
     /// Held by the body and its iterator; when the last of them goes, an unfinished task is cancelled.
@@ -147,17 +201,27 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         let delegate: StreamingTaskDelegate
         let owner: BodyOwner
 
+        /// The body is read once (`iterationBehavior` `.single`): when its iterator goes, nobody can read on, so
+        /// the rest is abandoned at once even while the body itself is still referenced (a middleware that read
+        /// a 401's body up to a limit and broke off keeps it until its replay returned; holding on until then kept
+        /// FoundationNetworking's shared queue waiting for that reader).
         func makeAsyncIterator() -> Iterator {
-            Iterator(delegate: delegate, owner: owner, base: delegate.stream.makeAsyncIterator())
+            Iterator(delegate: delegate, owner: owner, iteration: BodyOwner(delegate: delegate))
         }
 
         struct Iterator: AsyncIteratorProtocol {
             let delegate: StreamingTaskDelegate
             let owner: BodyOwner
-            var base: AsyncThrowingStream<ArraySlice<UInt8>, any Error>.AsyncIterator
+            /// This iteration's own owner: the iterator going abandons the body.
+            let iteration: BodyOwner
 
             mutating func next() async throws -> ArraySlice<UInt8>? {
-                if let chunk = try await base.next() {
+                let delegate = self.delegate
+                let chunk = try await delegate.buffer.next {
+                    delegate.abandon()
+                    return ParleyError(.cancelled, "The response body was cut short because the call was cancelled.")
+                }
+                if let chunk {
                     delegate.gate.consumed(chunk.count)
                     return chunk
                 }

@@ -48,6 +48,13 @@ extension URLSessionTransport {
         guard let http = urlResponse as? HTTPURLResponse else {
             throw ParleyError(.transport, "The response is not an HTTP response (\(type(of: urlResponse))).")
         }
+        try Self.checkFraming(of: http)
+        if method != .head, let limits = ResponseDecompression.forTransport,
+            var inflation = InflationLimit(response: http, limits: limits), let failure = inflation.inflated(data.count)
+        {
+            // The session buffered the body whole before handing it over: this only keeps the limits the same.
+            throw failure
+        }
         return (Self.response(http), method == .head ? nil : HTTPBody(data))
     }
 }

@@ -16,11 +16,36 @@ public import Parley
 /// Request bodies of known length up to 256 KiB are sent from memory; larger ones, and bodies of unknown length
 /// (sent chunked), stream through a 1 MiB buffer on Linux. Failures are reported as ``/Parley/ParleyError``.
 ///
-/// URLSession decodes `gzip` and `deflate` response bodies itself (and `br` on Apple platforms), whatever
-/// `Accept-Encoding` the request sent; the transport then removes the response's `Content-Encoding` and
-/// `Content-Length`, which no longer describe the bytes, so the client's `ResponseDecompression` does not inflate
-/// them twice. Its limits therefore do not apply on this transport: a decompression bomb is stopped only by
-/// `Client.Configuration.maxResponseBodySize` when the body is buffered, and a streamed one inflates unbounded.
+/// URLSession decodes `gzip` and `deflate` response bodies itself (and `br` on Apple platforms; on Linux whatever
+/// libcurl was built with, often `br` and `zstd` too), whatever `Accept-Encoding` the request sent, and cannot be
+/// told not to; the transport then removes the response's `Content-Encoding` and `Content-Length`, which no longer
+/// describe the bytes, so the client's `ResponseDecompression` does not inflate them twice. Its limits still apply:
+/// the transport counts what URLSession inflates and fails the body with `bodyTooLarge` past `maxSize`, or past
+/// `maxRatio` times the compressed size. URLSession does not say how many compressed bytes have arrived, so the
+/// ratio is taken against the whole compressed body, its `Content-Length` (a 10 MB bomb stops after about 1 GB
+/// inflated, where AsyncHTTPClient stops it after 1 MiB), or 1 MiB when there is none (it stops at 100 MiB). A
+/// gzip stream cut short but framed completely is not detected (libcurl does not check that it ended).
+///
+/// Interim responses (`100`, `103 Early Hints`; any `1xx` but `101`) are skipped: the call returns the final
+/// response. A response whose `Content-Length` is repeated, a list or out of range fails with `.transport`, as on
+/// AsyncHTTPClient. A body that is dropped or cancelled is discarded from then on, and a response whose reader is
+/// behind holds at most 64 MiB before URLSession is made to wait (see ``init(configuration:backPressure:)``).
+///
+/// ## On Linux, do not use it with servers you do not trust
+///
+/// FoundationNetworking runs every URLSession transfer of the process on one serial work queue, and a hostile or
+/// broken server can hold that queue or crash the process; Parley cannot prevent it, and every URLSession call of
+/// the process (Parley's or not) waits while it lasts. Calls on `AsyncHTTPClientTransport` and the rest of the
+/// process go on, since Parley never waits for that queue on a Swift concurrency thread. Known cases with the
+/// Swift 6.3 toolchain:
+/// - a chunked response with trailer fields after its last chunk makes FoundationNetworking stop the process
+///   (`fatalError` "Transfer completed, but there's no response"; fixed in swift-corelibs-foundation for 6.4,
+///   where the call fails instead), and 100 000 trailer fields hold the queue for minutes before that;
+/// - a redirect (`301`–`308` but `304`) is held whole in memory, body included, before anyone sees it, so a 3xx
+///   with a 10 GiB body grows memory and holds the queue until the call's deadline cancels it;
+/// - what libcurl inflates runs on that queue until the limits above stop it.
+///
+/// Use `AsyncHTTPClientTransport` (the default on Linux) for any server you do not control.
 public struct URLSessionTransport: ShutdownTransport {
     /// The session requests run on: the one you passed, or the first of the sessions this transport made.
     /// An owned transport runs each request in flight on a session of its own with `session`'s configuration.
@@ -50,15 +75,16 @@ public struct URLSessionTransport: ShutdownTransport {
     ///
     /// - Parameters:
     ///   - configuration: The configuration of the sessions this transport makes (see ``defaultConfiguration``).
-    ///   - backPressure: Stop a response while its consumer is more than 2 MiB behind, until it caught up
-    ///     to 512 KiB, so a slow consumer does not make the transport buffer the whole body (a 1 GiB download then
-    ///     stays within a few MiB; without it a download written to disk peaked at ~200 MiB). Off by default: on
-    ///     Linux the only way to stop FoundationNetworking is to hold its work queue, which every URLSession of the
-    ///     process shares, so while one consumer is behind every URLSession transfer of the process waits (at most
-    ///     2 s per curl write; two responses read one after the other crawl rather than deadlock). In a test suite
-    ///     running many transfers at once, that pushed unrelated 300 ms calls past 10 s. Turn it on for a process
-    ///     that streams large responses over URLSession and does little else with it, or use
-    ///     `AsyncHTTPClientTransport`, whose back-pressure is per connection. On Apple platforms it changes nothing.
+    ///   - backPressure: How far a response's consumer may fall behind before URLSession is made to wait. Either
+    ///     way what one response buffers is bounded. Off (the default), up to 64 MiB are buffered, then delivery
+    ///     waits until the consumer is down to 32 MiB; on, 2 MiB and 512 KiB. On Linux the only way to stop
+    ///     FoundationNetworking is to hold its work queue, which every URLSession of the process shares, so while
+    ///     one consumer is that far behind every URLSession transfer of the process waits (at most 2 s per curl
+    ///     write, so two responses read one after the other crawl rather than deadlock). The larger default
+    ///     buffer makes that rare for a consumer that is only slower than the network; turn back-pressure on to
+    ///     keep memory lowest in a process that streams large responses over URLSession and does little else with
+    ///     it, or use `AsyncHTTPClientTransport`, whose back-pressure is per connection. On Apple platforms it
+    ///     changes nothing.
     public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration, backPressure: Bool = false) {
         let pool = SessionPool(configuration: configuration)
         self.session = pool.primary
@@ -102,15 +128,26 @@ public struct URLSessionTransport: ShutdownTransport {
             throw error
         }
         guard let pool else { return try await sendBuffered(urlRequest, method: request.method, upload: upload) }
-        let gate = ResponseGate(holding: backPressure)
+        let gate = ResponseGate(backPressure: backPressure)
         let member = pool.lease(gatedBy: gate)
-        let delegate = StreamingTaskDelegate(upload: upload, gate: gate, onComplete: { pool.release(member) })
+        let delegate = StreamingTaskDelegate(
+            upload: upload,
+            gate: gate,
+            decompression: ResponseDecompression.forTransport,
+            onComplete: { pool.release(member) }
+        )
         let task = await Self.dataTask(on: member.session, for: urlRequest)
         member.router.register(delegate, for: task)
         let urlResponse = try await delegate.head(of: task)
         guard let http = urlResponse as? HTTPURLResponse else {
             delegate.cancel(task)
             throw ParleyError(.transport, "The response is not an HTTP response (\(type(of: urlResponse))).")
+        }
+        do {
+            try Self.checkFraming(of: http)
+        } catch {
+            delegate.cancel(task)
+            throw error
         }
         let response = Self.response(http)
         if request.method == .head {

@@ -176,12 +176,15 @@ extension Client {
             let response: HTTPResponse
             let responseBody: HTTPBody?
             do {
-                if let headDeadline {
-                    (response, responseBody) = try await headDeadline.send(request, body: body) { request, body in
+                // The decompression limits reach a transport that inflates bodies itself (URLSession).
+                (response, responseBody) = try await ResponseDecompression.$forTransport.withValue(decompression) {
+                    if let headDeadline {
+                        try await headDeadline.send(request, body: body) { request, body in
+                            try await transport.send(request, body: body, baseURL: url, operationID: operationID)
+                        }
+                    } else {
                         try await transport.send(request, body: body, baseURL: url, operationID: operationID)
                     }
-                } else {
-                    (response, responseBody) = try await transport.send(request, body: body, baseURL: url, operationID: operationID)
                 }
             } catch {
                 throw Self.transportFailure(error, request: request)

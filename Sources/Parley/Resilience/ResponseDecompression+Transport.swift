@@ -1,0 +1,10 @@
+extension ResponseDecompression {
+    /// The decompression limits of the call in progress, for a transport whose HTTP stack inflates response bodies
+    /// itself before Parley sees them (URLSession: libcurl on Linux), so that ``maxSize`` and ``maxRatio`` bound
+    /// what it inflates too.
+    ///
+    /// `Client` sets it around each request it hands to its transport: its `Configuration.decompression`, `nil` when
+    /// decompression is off. A transport used outside a `Client` (in an OpenAPI-generated client) gets the default
+    /// limits.
+    @TaskLocal package static var forTransport: ResponseDecompression? = ResponseDecompression()
+}
