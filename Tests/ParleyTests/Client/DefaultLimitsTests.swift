@@ -50,7 +50,9 @@ struct DefaultLimitsTests {
             }
             #expect(error?.message.contains("responseHeadTimeout") == true, "\(String(describing: error))")
             #expect(ContinuousClock.now - started < .seconds(25))
-            #expect(server.acceptedConnections == 1)
+            // One connection at most, never a second attempt (URLSession's may not have connected yet: its transfers
+            // share one FoundationNetworking work queue with every other URLSession test of the process).
+            #expect(server.acceptedConnections <= 1)
         }
     }
 
