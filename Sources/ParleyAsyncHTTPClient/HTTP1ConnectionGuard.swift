@@ -11,7 +11,7 @@ import NIOHTTP1
 #endif
 
 /// Parley's guard on each HTTP/1.1 connection of AsyncHTTPClient, between NIO's HTTP codec and AsyncHTTPClient's
-/// handler. It does two things AsyncHTTPClient 1.37.0 does not.
+/// handler. It does three things AsyncHTTPClient 1.37.0 does not.
 ///
 /// - It refuses a response whose status code is below 100. AsyncHTTPClient takes every status below 200 except 101
 ///   for an interim (1xx) response and waits for the next head; NIO's parser, which knows that only 100–199 have no
@@ -25,6 +25,9 @@ import NIOHTTP1
 ///   guard asks the kernel for the connection's TCP state (Linux); if it is no longer established, nothing is
 ///   written and the request fails with ``StaleConnection``, which the transport answers by sending it again on
 ///   a new connection.
+/// - It ends a request body that is still being sent when the whole response has arrived (a server that answered
+///   early), by closing the connection right after the response end has been handed on. AsyncHTTPClient would go
+///   on sending the body after the call had returned, or wait forever for a server that no longer reads.
 final class HTTP1ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias InboundOut = HTTPClientResponsePart
@@ -33,12 +36,32 @@ final class HTTP1ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler 
 
     private var refused = false
     private var stale = false
+    /// Whether a request's head has gone out and its end not yet.
+    private var requestOpen = false
+    /// Whether the current response's final (not interim) head has arrived.
+    private var finalHead = false
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !self.refused else { return }
-        if case .head(let head) = Self.unwrapInboundIn(data), head.status.code < 100 {
+        switch Self.unwrapInboundIn(data) {
+        case .head(let head) where head.status.code < 100:
             self.refused = true
             context.fireErrorCaught(InvalidResponseStatus(code: head.status.code))
+            context.close(promise: nil)
+            return
+        case .head(let head):
+            if head.status.code >= 200 || head.status == .switchingProtocols { self.finalHead = true }
+        case .body:
+            break
+        case .end:
+            let early = self.finalHead && self.requestOpen
+            self.finalHead = false
+            guard early else { break }
+            // The whole response is here while the request body is still being sent: the server answered without
+            // needing the rest (nginx does). The call is over, so the upload ends with it: the connection is closed
+            // once the response has been handed on, which stops AsyncHTTPClient's body writer (and the reading of
+            // the body's source) even if the server no longer reads at all.
+            context.fireChannelRead(data)
             context.close(promise: nil)
             return
         }
@@ -49,6 +72,11 @@ final class HTTP1ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler 
         if self.stale {
             promise?.fail(StaleConnection())
             return
+        }
+        switch Self.unwrapOutboundIn(data) {
+        case .head: self.requestOpen = true
+        case .end: self.requestOpen = false
+        case .body: break
         }
         if case .head = Self.unwrapOutboundIn(data), Self.peerHasClosed(context.channel) {
             self.stale = true

@@ -113,6 +113,10 @@ final class ConnectionFaultHandler: ChannelInboundHandler {
             self.shared.discarded.withLockedValue { $0 += early }
             self.received.clear()
             self.phase = .discarding
+            if head.query.first("then") == "stall" {
+                // Stop reading: the client's writes back up until it gives up or closes.
+                channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+            }
         case "/raw":
             self.phase = .done
             FaultResponder.send(Array((head.query.first("bytes") ?? "").utf8), on: channel)

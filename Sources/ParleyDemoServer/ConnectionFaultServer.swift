@@ -13,7 +13,8 @@ import NIOPosix
 ///   timeout does), without a word to the client.
 /// - `/early-answer`: a `200` with the JSON body `{}` as soon as the request head has arrived, before any body byte
 ///   is read (as nginx does for a request it does not need the body of); then every further byte is read and
-///   dropped (counted in ``discardedBodyBytes``) until the client closes.
+///   dropped (counted in ``discardedBodyBytes``) until the client closes. `/early-answer?then=stall`: the same
+///   answer, then nothing more is read at all (the client's writes back up) until the client closes.
 /// - `/raw?bytes=B`: writes `B` (percent-decoded, so any byte can be sent) as the whole response, then closes.
 /// - anything else: `404`.
 public final class ConnectionFaultServer: Sendable {

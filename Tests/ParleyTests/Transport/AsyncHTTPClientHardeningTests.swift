@@ -190,6 +190,29 @@ struct AsyncHTTPClientHardeningTests {
     }
 }
 
+extension AsyncHTTPClientHardeningTests {
+    @Test("a server that answers early and then stops reading does not keep the upload (and its file) open")
+    func earlyAnswerThenStall() async throws {
+        let folder = try ScratchFolder()
+        defer { folder.remove() }
+        let file = folder.file("stall.bin")
+        let size = 64 << 20
+        try Pattern.write(size, to: file)
+        let log = ProgressLog()
+        // Only AsyncHTTPClient: URLSession (libcurl) sends the whole body before it hands over the response, so
+        // against this server its call waits for the client's timeout.
+        try await withConnectionFaultClient(.asyncHTTPClient) { client, server in
+            let call = ConnectionFaultCall<EmptyAnswer>(method: .post, path: "/early-answer", query: ["then": "stall"])
+            _ = try await client.upload(call, fromFile: file, onProgress: log.record).value
+            let atReturn = log.all
+            // Before, the body writer waited for the socket to drain, forever, holding the connection and the file.
+            try await server.waitUntilIdle(timeout: .seconds(20))
+            #expect(log.all.count == atReturn.count, "progress went on after the call ended")
+            #expect((log.all.last?.completedBytes ?? 0) < Int64(size))
+        }
+    }
+}
+
 /// AsyncHTTPClient's own behaviour on a status code below 100, without Parley's guard, watched in a child process so
 /// that the day upstream fixes it this suite says so (and the known limitation can go).
 @Suite(
