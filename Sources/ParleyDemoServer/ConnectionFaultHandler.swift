@@ -42,6 +42,7 @@ final class ConnectionFaultHandler: ChannelInboundHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         self.shared.idle.withLockedValue { $0[ObjectIdentifier(context.channel)] = nil }
+        self.shared.stalled.withLockedValue { $0[ObjectIdentifier(context.channel)] = nil }
         context.fireChannelInactive()
     }
 
@@ -114,7 +115,8 @@ final class ConnectionFaultHandler: ChannelInboundHandler {
             self.received.clear()
             self.phase = .discarding
             if head.query.first("then") == "stall" {
-                // Stop reading: the client's writes back up until it gives up or closes.
+                // Stop reading until ``ConnectionFaultServer/resumeStalledConnections()``: the client's writes back up.
+                self.shared.stalled.withLockedValue { $0[ObjectIdentifier(channel)] = channel }
                 channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
             }
         case "/raw":

@@ -14,7 +14,9 @@ import NIOPosix
 /// - `/early-answer`: a `200` with the JSON body `{}` as soon as the request head has arrived, before any body byte
 ///   is read (as nginx does for a request it does not need the body of); then every further byte is read and
 ///   dropped (counted in ``discardedBodyBytes``) until the client closes. `/early-answer?then=stall`: the same
-///   answer, then nothing more is read at all (the client's writes back up) until the client closes.
+///   answer, then nothing more is read at all (the client's writes back up) until
+///   ``resumeStalledConnections()``, after which the rest is read and dropped as above. (A server that never reads
+///   again cannot see the client close: the FIN waits behind the unread bytes.)
 /// - `/raw?bytes=B`: writes `B` (percent-decoded, so any byte can be sent) as the whole response, then closes.
 /// - anything else: `404`.
 public final class ConnectionFaultServer: Sendable {
@@ -96,10 +98,25 @@ public final class ConnectionFaultServer: Sendable {
     }
 }
 
+extension ConnectionFaultServer {
+    /// Makes every connection that `/early-answer?then=stall` stopped reading read (and drop) again.
+    public func resumeStalledConnections() async {
+        let stalled = self.shared.stalled.withLockedValue { stalled in
+            defer { stalled = [:] }
+            return Array(stalled.values)
+        }
+        for connection in stalled {
+            try? await connection.setOption(ChannelOptions.autoRead, value: true).get()
+        }
+    }
+}
+
 /// What the connections of one ``ConnectionFaultServer`` share.
 final class ConnectionFaultState: Sendable {
     /// The connections between two requests of `/keep-alive`.
     let idle = NIOLockedValueBox<[ObjectIdentifier: any Channel]>([:])
+    /// The connections `/early-answer?then=stall` stopped reading.
+    let stalled = NIOLockedValueBox<[ObjectIdentifier: any Channel]>([:])
     /// Body bytes dropped by `/early-answer`.
     let discarded = NIOLockedValueBox(0)
 }
