@@ -77,6 +77,12 @@ struct FaultResponder: Sendable {
             Self.send(Self.response("200 OK", Self.gzipFields, body: body), on: channel)
         case .refuse(let status, let reason):
             Self.send(Self.response(status, ["Content-Type": "text/plain"], body: Array(reason.utf8)), on: channel)
+        case .dribbleHead(let interval):
+            Self.dribbleHead(every: interval, on: channel)
+        case .dribbleBody(let interval):
+            Self.dribbleBody(every: interval, on: channel)
+        case .hostile(let answer):
+            Self.send(answer.bytes, on: channel)
         }
     }
 

@@ -38,6 +38,13 @@ enum FaultScript: Sendable, Equatable {
     case truncatedGzip
     /// Any other path, or a query parameter out of range: 404 or 400 with a reason.
     case refuse(status: String, reason: String)
+    /// `/dribble-head?interval=MS`: the status line, then header bytes one at a time, every `interval` ms (default
+    /// 100), never ending the head.
+    case dribbleHead(interval: TimeAmount)
+    /// `/dribble-body?interval=MS`: a head, then body bytes one at a time, every `interval` ms (default 100).
+    case dribbleBody(interval: TimeAmount)
+    /// `/hostile/…`: an answer that attacks parsing and error messages (see ``HostileAnswer``).
+    case hostile(HostileAnswer)
 
     /// The script for `head`.
     init(_ head: FaultRequestHead) {
@@ -84,6 +91,15 @@ enum FaultScript: Sendable, Equatable {
             self = .storm(key: query.first("key") ?? "", failures: failures, retryAfter: query.first("retry-after"))
         case "/gzip": self = .gzip
         case "/truncated-gzip": self = .truncatedGzip
+        case "/dribble-head", "/dribble-body":
+            guard let interval = integer("interval", default: 100), interval > 0 else {
+                self = .refuse(status: "400 Bad Request", reason: "interval must be milliseconds in 1...600000")
+                return
+            }
+            let every = TimeAmount.milliseconds(Int64(interval))
+            self = head.path == "/dribble-head" ? .dribbleHead(interval: every) : .dribbleBody(interval: every)
+        case let path where path.hasPrefix("/hostile/"):
+            self = HostileAnswer(path: path).map { .hostile($0) } ?? .refuse(status: "404 Not Found", reason: "no hostile route \(path)")
         default: self = .refuse(status: "404 Not Found", reason: "no fault route \(head.path)")
         }
     }

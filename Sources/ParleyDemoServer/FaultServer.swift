@@ -30,6 +30,12 @@ import NIOPosix
 /// - `/gzip`: `200`, `Content-Encoding: gzip`, a whole gzip stream of ``gzipPayload``.
 /// - `/truncated-gzip`: the same stream cut in the middle of its data (no end, no trailer), with a
 ///   `Content-Length` that matches the bytes sent.
+/// - `/dribble-head?interval=MS` (default 100): the status line, then header lines one byte every `MS` milliseconds,
+///   never ending the head (each byte restarts a client's idle timeout).
+/// - `/dribble-body?interval=MS` (default 100): a head with `Content-Length: 1000000`, then the body one byte every
+///   `MS` milliseconds.
+/// - `/hostile/…`: answers that attack parsing and error messages: `/hostile/deep-json/N`,
+///   `/hostile/control-bytes`, `/hostile/rpc-strays/N`, `/hostile/rpc-error-control` (see ``controlBytesForgedLine``).
 /// - anything else: `404`.
 ///
 /// Connection refused needs no server: ``unusedPortURL()`` gives a URL on a port where nothing listens.
@@ -117,6 +123,9 @@ public final class FaultServer: Sendable {
 
     /// What `/gzip` and `/truncated-gzip` compress.
     public static var gzipPayload: [UInt8] { GzipStream.demoPayload }
+
+    /// The log line that `/hostile/control-bytes` and `/hostile/rpc-error-control` try to forge, after a CR LF.
+    public static var controlBytesForgedLine: String { HostileAnswer.forgedLine }
 
     /// A URL on 127.0.0.1 where every connection is refused (``RefusedPort``).
     public static func unusedPortURL() async throws -> String {

@@ -130,14 +130,14 @@ public struct JSONRPCClient: Sendable {
     /// Sends a batch built with ``JSONRPCBatch``: calls and notifications of any number, known at run time.
     public func send(_ batch: JSONRPCBatch) async throws(ParleyError) -> JSONRPCBatch.Results {
         let results = try await send(batch.entries)
-        return JSONRPCBatch.Results(outcomes: results.outcomes, unmatched: results.unmatched)
+        return JSONRPCBatch.Results(outcomes: results.outcomes, unmatched: results.unmatched, unmatchedCount: results.unmatchedCount)
     }
 
     /// Sends entries as one batch array; notifications get no slot in `outcomes`' meaning (their slot stays a
     /// success of `()`), calls get theirs.
     func send(
         _ entries: [JSONRPCCoding.Entry]
-    ) async throws(ParleyError) -> (outcomes: [Result<any Sendable, ParleyError>], unmatched: [ParleyError]) {
+    ) async throws(ParleyError) -> (outcomes: [Result<any Sendable, ParleyError>], unmatched: [ParleyError], unmatchedCount: Int) {
         guard !entries.isEmpty else {
             throw ParleyError(
                 .invalidRequest,
@@ -169,7 +169,7 @@ public struct JSONRPCClient: Sendable {
         }
         let message = try JSONRPCCoding.encode(envelopes, with: encoder, what: "batch")
         let reply = try await channel.exchange(message, ids: calls.map(\.id))
-        guard !calls.isEmpty else { return (slots.map { _ in .success(()) }, []) }
+        guard !calls.isEmpty else { return (slots.map { _ in .success(()) }, [], 0) }
         guard let reply else {
             throw ParleyError(.jsonRPCProtocol, "The channel returned no answer to a batch of \(calls.count) calls.")
         }
@@ -179,7 +179,7 @@ public struct JSONRPCClient: Sendable {
             guard let slot else { return .success(()) }
             return matched.outcomes[slot]
         }
-        return (outcomes, matched.unmatched)
+        return (outcomes, matched.unmatched, matched.unmatchedCount)
     }
 
     static func typeConfusion(_ name: String) -> ParleyError {
@@ -234,8 +234,11 @@ public struct JSONRPCBatch: Sendable {
     public struct Results: Sendable {
         let outcomes: [Result<any Sendable, ParleyError>]
         /// Answers that match no call of the batch: ids nobody asked for, or errors with a null id (the server
-        /// could not read an element).
+        /// could not read an element). Only the first 16 are kept, so that a server answering with thousands of
+        /// them cannot make the results grow with it; ``unmatchedCount`` says how many there were.
         public let unmatched: [ParleyError]
+        /// How many answers matched no call, including those ``unmatched`` does not keep.
+        public let unmatchedCount: Int
 
         /// The result of the call at `slot`.
         public subscript<Value>(slot: Slot<Value>) -> Result<Value, ParleyError> {

@@ -65,11 +65,14 @@ enum JSONRPCCoding {
         do {
             return try decoder(like: base, decoders: decoders).decode(Reply.self, from: reply.data)
         } catch {
-            var failure = ParleyError(
-                .jsonRPCProtocol,
-                "The JSON-RPC answer is not JSON (\((error as? DecodingError)?.explanation.message ?? "\(error)")).",
-                underlying: error
-            )
+            let decoding = error as? DecodingError
+            let text =
+                if let decoding, decoding.isNestedTooDeep(body: reply.data) {
+                    "The JSON-RPC answer could not be read: \(decoding.explanation(body: reply.data).message)."
+                } else {
+                    "The JSON-RPC answer is not JSON (\(decoding?.explanation.message ?? "\(error)"))."
+                }
+            var failure = ParleyError(.jsonRPCProtocol, text, underlying: error)
             failure.response = reply.head
             failure.body = reply.data.prefix(ParleyError.excerptLimit)
             throw failure
@@ -140,12 +143,20 @@ enum JSONRPCCoding {
         return failure
     }
 
-    /// Matches a batch answer to the calls by id, whatever order the server answered in.
+    /// How many answers that match no call a batch keeps (``JSONRPCBatch/Results/unmatched``); the others are
+    /// only counted, so a server answering with 400 000 stray elements costs no more than 16.
+    static let unmatchedKept = 16
+
+    /// How many answers that match no call an unanswered call's message names; it gives the count of the others.
+    static let unmatchedNamed = 3
+
+    /// Matches a batch answer to the calls by id, whatever order the server answered in. Of the answers that
+    /// match no call, the first ``unmatchedKept`` are kept and all are counted.
     static func match(
         _ parsed: Reply,
         calls: [(id: JSONRPCID, name: String)],
         reply: JSONRPCReply
-    ) -> (outcomes: [Result<any Sendable, ParleyError>], unmatched: [ParleyError]) {
+    ) -> (outcomes: [Result<any Sendable, ParleyError>], unmatched: [ParleyError], unmatchedCount: Int) {
         let elements: [ResponseElement]
         switch parsed {
         case .batch(let array):
@@ -161,7 +172,7 @@ enum JSONRPCCoding {
                 )
                 failure.response = reply.head
                 failure.body = reply.data.prefix(ParleyError.excerptLimit)
-                return (Array(repeating: .failure(failure), count: calls.count), [failure])
+                return (Array(repeating: .failure(failure), count: calls.count), [failure], 1)
             }
             elements = [element]
         }
@@ -172,14 +183,17 @@ enum JSONRPCCoding {
         var answerIndex = [Int](repeating: -1, count: calls.count)
         var answerCount = [Int](repeating: 0, count: calls.count)
         var unmatched: [ParleyError] = []
+        var unmatchedCount = 0
         for (position, element) in elements.enumerated() {
             if let id = element.id, let index = callIndex[id] {
                 if answerCount[index] == 0 { answerIndex[index] = position }
                 answerCount[index] += 1
             } else {
-                unmatched.append(stray(element, reply: reply))
+                unmatchedCount += 1
+                if unmatched.count < unmatchedKept { unmatched.append(stray(element, reply: reply)) }
             }
         }
+        let strays = unmatchedSummary(unmatched, count: unmatchedCount)
         let outcomes = calls.indices.map { index -> Result<any Sendable, ParleyError> in
             let call = calls[index]
             switch answerCount[index] {
@@ -187,10 +201,7 @@ enum JSONRPCCoding {
                 return outcome(elements[answerIndex[index]], name: call.name, id: call.id, reply: reply)
             case 0:
                 var text = "The server's batch answer has no answer for the call \(call.name) (id \(call.id))."
-                if !unmatched.isEmpty {
-                    text += " It also held answers that match no call: "
-                        + unmatched.map(\.message).joined(separator: " ")
-                }
+                if let strays { text += " " + strays }
                 var failure = ParleyError(.jsonRPCProtocol, text)
                 failure.response = reply.head
                 failure.body = reply.data.prefix(ParleyError.excerptLimit)
@@ -206,7 +217,22 @@ enum JSONRPCCoding {
                 return .failure(failure)
             }
         }
-        return (outcomes, unmatched)
+        return (outcomes, unmatched, unmatchedCount)
+    }
+
+    /// "It also held 3 answers that match no call: …", naming at most ``unmatchedNamed`` of `count` and
+    /// counting the rest; `nil` when there are none.
+    static func unmatchedSummary(_ unmatched: [ParleyError], count: Int) -> String? {
+        guard count > 0 else { return nil }
+        let named = unmatched.prefix(unmatchedNamed).map { message in
+            var text = message.message
+            while text.last == "." { text.removeLast() }
+            return text
+        }
+        var text = count == 1 ? "It also held an answer that matches no call: " : "It also held \(count) answers that match no call: "
+        text += named.joined(separator: "; ")
+        if count > named.count { text += "; and \(count - named.count) more" }
+        return text + "."
     }
 
     /// `"params.a[1]: expected Int, found a string"`: where under `place` a value failed to decode, and why.

@@ -94,12 +94,13 @@ public struct JSONRPCError: Error, Sendable, Hashable, Codable, CustomStringConv
         }
     }
 
-    /// `-32601 "Method not found"`, with the data if any.
+    /// `-32601 "Method not found"`, with the data if any; characters that are not printable (controls, bidi
+    /// overrides) are escaped, so a peer cannot forge log lines through its message.
     public var description: String {
         var text = "\(code) \(String(reflecting: message))"
         if let name = standardName { text += " (\(name))" }
         if let data { text += " data: \(data)" }
-        return text
+        return PrintableText.escaping(text)
     }
 
     enum CodingKeys: String, CodingKey {

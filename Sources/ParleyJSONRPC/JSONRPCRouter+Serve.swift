@@ -48,21 +48,26 @@ extension JSONRPCRouter {
         reader.name = "parley.jsonrpc.serve"
         reader.start()
 
-        // Serialises the answers on `output`; holds the first write failure.
-        let writer = LockedState<ParleyError?>(nil)
+        // Serialises the answers on `output`, off Swift's threads (a peer that stops reading blocks `write(2)`);
+        // `writeFailure` holds the first write failure, after which nothing more is written.
+        let writer = StreamWriter(
+            output, label: "parley.jsonrpc.serve.write", closedReason: "The JSON-RPC output is closed."
+        )
+        let writeFailure = LockedState<ParleyError?>(nil)
         await withTaskGroup(of: Void.self) { group in
             for await message in messages {
                 group.addTask {
                     guard let answer = await handle(message) else { return }
-                    let framed = framing.frame(answer)
-                    writer.withLock { failure in
-                        guard failure == nil else { return }
-                        do throws(ParleyError) { try StreamIO.write(framed, to: output) } catch { failure = error }
+                    guard writeFailure.withLock({ $0 }) == nil else { return }
+                    do throws(ParleyError) {
+                        try await writer.write(framing.frame(answer))
+                    } catch {
+                        writeFailure.withLock { $0 = $0 ?? error }
                     }
                 }
             }
         }
-        if let failure = writer.withLock({ $0 }) { throw failure }
+        if let failure = writeFailure.withLock({ $0 }) { throw failure }
         if let failure = readFailure.withLock({ $0 }) { throw failure }
         if Task.isCancelled { throw ParleyError(.cancelled, "Serving JSON-RPC was cancelled.") }
     }

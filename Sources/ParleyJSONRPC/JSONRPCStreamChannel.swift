@@ -11,11 +11,10 @@ public import Parley
 /// To talk to a program of your own, ``launch(executable:arguments:environment:currentDirectory:standardError:framing:router:maxMessageSize:)``
 /// starts it with pipes for its standard input and output, and ``shutdown(gracePeriod:)`` ends it.
 public final class JSONRPCStreamChannel: JSONRPCChannel {
-    private let output: FileHandle
     private let framing: JSONRPCFraming
     private let multiplexer: JSONRPCMultiplexer
-    /// Serialises writes; `true` once the output was closed (the input of a launched child).
-    private let outputClosed = LockedState(false)
+    /// Writes to the output in order, off Swift's threads (a peer that stops reading blocks `write(2)`).
+    private let writer: StreamWriter
     /// The process, for a channel that launched one.
     let child: ChildProcess?
 
@@ -52,7 +51,9 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
         maxMessageSize: Int,
         child: ChildProcess?
     ) {
-        self.output = output
+        self.writer = StreamWriter(
+            output, label: "parley.jsonrpc.stream-channel.write", closedReason: "The JSON-RPC channel is closed: it was closed."
+        )
         self.framing = framing
         self.multiplexer = multiplexer
         self.child = child
@@ -78,7 +79,7 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
                 guard let self else { return }
                 let (messages, failure) = parser.feed(chunk)
                 for message in messages {
-                    multiplexer.dispatch(message) { [weak self] data throws(ParleyError) in try self?.write(data) }
+                    multiplexer.dispatch(message) { [weak self] data throws(ParleyError) in try await self?.write(data) }
                 }
                 if let failure {
                     multiplexer.close(reason: "the peer sent \(failure)")
@@ -96,7 +97,7 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
 
     /// Sends a message; waits for the answer to `ids` when there are any.
     public func exchange(_ message: Data, ids: [JSONRPCID]) async throws(ParleyError) -> JSONRPCReply? {
-        try await multiplexer.exchange(message, ids: ids) { [self] data throws(ParleyError) in try write(data) }
+        try await multiplexer.exchange(message, ids: ids) { [self] data throws(ParleyError) in try await write(data) }
     }
 
     /// Stops waiting: every pending call fails with ``/Parley/ParleyError/Kind/transport``, and so does every later one.
@@ -111,18 +112,10 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
     }
 
     private func closeOutput() {
-        outputClosed.withLock { closed in
-            guard !closed else { return }
-            closed = true
-            try? output.close()
-        }
+        writer.close()
     }
 
-    private func write(_ message: Data) throws(ParleyError) {
-        let framed = framing.frame(message)
-        try outputClosed.withLock { closed throws(ParleyError) in
-            guard !closed else { throw ParleyError(.transport, "The JSON-RPC channel is closed: it was closed.") }
-            try StreamIO.write(framed, to: output)
-        }
+    private func write(_ message: Data) async throws(ParleyError) {
+        try await writer.write(framing.frame(message))
     }
 }

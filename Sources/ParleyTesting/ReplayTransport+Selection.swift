@@ -73,7 +73,7 @@ extension ReplayTransport {
             fixture: fixtureURL,
             description: message
         )
-        return ParleyError(.transport, message, underlying: error)
+        return ParleyError(.transport, multilineMessage: message, underlying: error)
     }
 
     private func description(of matching: Matching) -> String {

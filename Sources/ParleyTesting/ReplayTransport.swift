@@ -72,7 +72,7 @@ public final class ReplayTransport: ClientTransport {
             + "\(fixtureURL.map { " of \($0.path)" } ?? ""):\n" + unused.map { "  \($0)" }.joined(separator: "\n")
             + "\nThe code under test no longer sends these requests: re-record the fixture, or remove them from it."
         let error = ReplayError(request: nil, candidates: [], unused: unused, fixture: fixtureURL, description: message)
-        throw ParleyError(.validation, message, underlying: error)
+        throw ParleyError(.validation, multilineMessage: message, underlying: error)
     }
 
     /// Answers `request` with the recorded response of the exchange it matches.

@@ -25,7 +25,7 @@ extension RequestExpectation {
                 lines.append("  -- missing  expected \(expected[expectation]) (not received)")
             }
         }
-        throw ParleyError(.validation, lines.joined(separator: "\n"))
+        throw ParleyError(.validation, multilineMessage: lines.joined(separator: "\n"))
     }
 
     private enum Row {

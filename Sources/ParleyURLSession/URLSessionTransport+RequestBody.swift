@@ -48,11 +48,23 @@ extension URLSessionTransport {
     }
 
 
-    /// Runs `call` on a Dispatch thread: FoundationNetworking's `resume()`, `cancel()` and task creation wait
-    /// for its work queue, which on Linux is one serial queue for every session in the process and waits in turn
-    /// while a streamed body is behind. A Swift task must not wait there: the body's producer may need its thread.
+    /// Where FoundationNetworking's blocking calls wait: a serial queue of Parley's own.
+    ///
+    /// `resume()` and task creation wait (`DispatchQueue.sync`) for FoundationNetworking's work queue, which on
+    /// Linux is one serial queue for every session of the process, and which a hostile server or a slow body can
+    /// hold for seconds or for good. Neither a Swift task nor `DispatchQueue.global()` may wait there: on Linux,
+    /// Swift's cooperative pool runs on libdispatch's default-priority thread pool, the one `DispatchQueue.global()`
+    /// uses, which has one thread per core and adds about one thread a second while its threads are blocked. With
+    /// the calls made on `DispatchQueue.global()`, each URLSession call started while the work queue was held took
+    /// one of those threads, and every task of the process stalled, AsyncHTTPClient calls included (issue 14: 24
+    /// such calls stalled the process for 30 s; see docs/investigations/2026-11-24-process-stall.md). A serial queue
+    /// runs on libdispatch's overcommit pool, whose threads are not counted against the cores, and being serial it
+    /// blocks at most one thread however many calls wait: they would wait for the same work queue anyway.
+    static let blockingCalls = DispatchQueue(label: "Parley.URLSessionTransport.blocking-calls")
+
+    /// Runs `call` on ``blockingCalls``, never on a cooperative thread or on `DispatchQueue.global()`.
     static func offCooperativeThreads(_ call: @escaping @Sendable () -> Void) {
-        DispatchQueue.global().async(execute: call)
+        blockingCalls.async(execute: call)
     }
 
     /// Creates a data task for `urlRequest` on `session` without waiting on a cooperative thread.

@@ -16,7 +16,7 @@ struct BaseURL: Sendable {
 
     init(_ url: URL) throws(ParleyError) {
         func invalid(_ reason: String) -> ParleyError {
-            ParleyError(.invalidRequest, "The base URL \(String(reflecting: url.absoluteString)) \(reason).")
+            ParleyError(.invalidRequest, "The base URL \(String(reflecting: RequestURLText.redactingUserInfo(url.absoluteString))) \(reason).")
         }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw invalid("has no http or https scheme; write it as https://host/path")
@@ -28,7 +28,10 @@ struct BaseURL: Sendable {
             throw invalid("has a query or fragment; put query items on the endpoint instead")
         }
         guard url.user(percentEncoded: true) == nil else {
-            throw invalid("carries credentials; send them with an auth middleware or a header instead")
+            throw invalid(
+                "carries credentials (user info, shown redacted); send them with an auth middleware such as "
+                    + ".basicAuth(username:password:) instead, and never in the URL"
+            )
         }
         let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         self.scheme = scheme

@@ -21,10 +21,12 @@ extension Client {
         /// Validators run on every response before the endpoint's own.
         public var validators: [ResponseValidator]
         /// Time allowed for a whole call (middlewares, transport, body, decoding); `nil` (the default) for no
-        /// overall limit. Endpoints can set their own. Without one, a silent server is still caught by the
-        /// transport's idle timeouts (`AsyncHTTPClientTransport`: 10 s to connect, 60 s without a byte read;
-        /// `URLSession`: `timeoutIntervalForRequest`). An overall timeout runs the call in a child task with a
-        /// timer, which costs a few microseconds per call.
+        /// overall limit. Endpoints can set their own. Without one, a call is still bounded by
+        /// ``responseHeadTimeout`` (the wait for each response head), ``streamIdleTimeout`` (the gaps in a streamed
+        /// body) and the transport's idle timeouts (`AsyncHTTPClientTransport`: 10 s to connect, 60 s without a
+        /// byte read; `URLSession`: `timeoutIntervalForRequest`). A ``Client/download(_:to:resume:onProgress:)``
+        /// must complete within it too. An overall timeout runs the call in a task group with a timer, which costs
+        /// a few microseconds per call.
         public var timeout: Duration?
         /// The most bytes a buffering decoder collects; larger bodies fail with
         /// ``ParleyError/Kind/bodyTooLarge``. Default: 32 MiB.
@@ -39,6 +41,32 @@ extension Client {
         /// read or dropped); further calls wait for a slot, in order, and can be cancelled while they wait.
         /// `nil` (the default) for no limit.
         public var maxConcurrentRequests: Int?
+        /// The longest wait for a response head, counted from when the request (with its whole body) has been
+        /// handed to the transport; once it has passed the call fails with ``ParleyError/Kind/timeout``. It
+        /// applies to each request sent, including every redirect hop and retry. A server that sends its head one
+        /// byte at a time keeps the transport's idle timeouts from ever firing, but not this. An endpoint that sets
+        /// its own ``Endpoint/timeout`` (a long poll, a slow report) waits for its head up to that instead.
+        /// Default: 60 seconds; `nil` waits without limit (only do that for servers you trust).
+        public var responseHeadTimeout: Duration?
+        /// The longest wait for the next chunk of a streamed response body (``Client/stream(_:)``,
+        /// ``Client/events(_:lastEventID:reconnect:maxEventSize:)``, ``Client/download(_:to:resume:onProgress:)``);
+        /// once it has passed, reading fails with ``ParleyError/Kind/timeout`` (an event stream then reconnects).
+        /// Default: 60 seconds, longer than the keep-alive interval of common event-stream servers (15–30 s);
+        /// `nil` waits without limit.
+        public var streamIdleTimeout: Duration?
+        /// The longest a buffered response body (the body of ``Client/send(_:)``, ``Client/response(for:)`` and
+        /// uploads, read for decoding or discarded) may take to arrive in full after its head; past it the call fails
+        /// with ``ParleyError/Kind/timeout``. It stops a server that sends a body one byte at a time, which no idle
+        /// timeout catches. It applies only to calls without an overall timeout (the endpoint's
+        /// ``Endpoint/timeout`` or ``timeout``), which bounds the body too. Streams and downloads are not bounded
+        /// by it (see ``streamIdleTimeout``, and set ``timeout`` for downloads from servers you do not trust).
+        /// Default: 5 minutes (a 32 MiB body at 1 Mbit/s takes about 4.5); `nil` waits without limit.
+        public var responseBodyTimeout: Duration?
+        /// The most bytes ``Client/download(_:to:resume:onProgress:)`` writes (counting a resumed file's earlier
+        /// bytes); a larger body, or one that declares a larger `Content-Length`, fails the download with
+        /// ``ParleyError/Kind/bodyTooLarge`` and removes the partial file. Default: 4 GiB; `nil` for no limit
+        /// (a server could then fill the disk).
+        public var maxDownloadSize: Int64?
 
         /// The defaults, with any field overridden.
         public init(
@@ -52,7 +80,11 @@ extension Client {
             maxResponseBodySize: Int = 32 * 1024 * 1024,
             redirects: RedirectPolicy = RedirectPolicy(),
             decompression: ResponseDecompression? = ResponseDecompression(),
-            maxConcurrentRequests: Int? = nil
+            maxConcurrentRequests: Int? = nil,
+            responseHeadTimeout: Duration? = .seconds(60),
+            streamIdleTimeout: Duration? = .seconds(60),
+            responseBodyTimeout: Duration? = .seconds(300),
+            maxDownloadSize: Int64? = 4 << 30
         ) {
             self.headers = headers
             self.jsonEncoder = jsonEncoder
@@ -65,6 +97,10 @@ extension Client {
             self.redirects = redirects
             self.decompression = decompression
             self.maxConcurrentRequests = maxConcurrentRequests
+            self.responseHeadTimeout = responseHeadTimeout
+            self.streamIdleTimeout = streamIdleTimeout
+            self.responseBodyTimeout = responseBodyTimeout
+            self.maxDownloadSize = maxDownloadSize
         }
     }
 }

@@ -79,7 +79,7 @@ extension Client {
         }
         if case .buffered(let data) = storage, bodyData == nil { bodyData = data }
         if let decodingError = cause as? DecodingError {
-            let (path, message) = decodingError.explanation
+            let (path, message) = bodyData.map { decodingError.explanation(body: $0) } ?? decodingError.explanation
             failure = ParleyError(.decoding, "The response of \(endpoint) could not be decoded: \(message).", underlying: cause)
             failure.codingPath = path
         } else if cause is EmptyBodyError {

@@ -23,6 +23,13 @@ extension Client {
     /// and starts again from the first byte when the server answers with the whole file. Otherwise the partial file
     /// is removed.
     ///
+    /// Limits: the whole download (head and body) must complete within the endpoint's or the client's
+    /// ``Configuration/timeout`` when one is set (``ParleyError/Kind/timeout``); the head must come within
+    /// ``Configuration/responseHeadTimeout`` and each chunk within ``Configuration/streamIdleTimeout`` (60 s each by
+    /// default); and the file may not grow past ``Configuration/maxDownloadSize`` (4 GiB by default;
+    /// ``ParleyError/Kind/bodyTooLarge``, and the partial file is removed). A server that sends an endless body
+    /// therefore cannot fill the disk.
+    ///
     /// The status code is validated as for ``send(_:)``; the endpoint's decoder is not used.
     public func download<E: Endpoint>(
         _ endpoint: E,
@@ -32,39 +39,81 @@ extension Client {
     ) -> Transfer<DownloadResult> {
         let reporter = ProgressReporter(callback: onProgress)
         return Transfer(reporter: reporter) { () throws(ParleyError) in
-            let partial = try PartialDownload(destination: destination)
-            let url = try self.makeRequestHead(endpoint).absoluteURLString(baseURL: nil)
-            var start = resume ? partial.resumable(url: url) : nil
-            if start == nil { partial.discard() }
-            while true {
-                // The file's own bytes: a compressed coding would make ranges and lengths count other bytes.
-                var headers: HTTPFields = [.acceptEncoding: "identity"]
-                if let start {
-                    headers[.range] = "bytes=\(start.offset)-"
-                    headers[.ifRange] = start.validator
-                }
-                let streamed = try await self.stream(endpoint, extraHeaders: headers, rangeRequested: start != nil)
-                let response = streamed.response
-                if response.status.code == 416, let offset = start?.offset {
-                    // The partial file may already be whole; otherwise it does not match: start again.
-                    if PartialDownload.contentRange(of: response)?.total == offset {
-                        try partial.complete()
-                        return DownloadResult(location: destination, response: response, bytes: offset, resumedFrom: offset)
-                    }
-                    partial.discard()
-                    start = nil
-                    continue
-                }
-                var offset: Int64 = 0
-                if response.status.code == 206, let start {
-                    guard PartialDownload.contentRange(of: response)?.start == start.offset else {
-                        partial.discard()
-                        throw Self.badRange(response, expected: start.offset)
-                    }
-                    offset = start.offset
-                }
-                return try await Self.write(streamed, to: partial, from: offset, url: url, destination: destination, reporter: reporter)
+            let transfer = { @Sendable () async throws(ParleyError) -> DownloadResult in
+                try await self.transfer(endpoint, to: destination, resume: resume, reporter: reporter)
             }
+            guard let timeout = endpoint.timeout ?? self.configuration.timeout else { return try await transfer() }
+            do {
+                return try await Deadline.run(
+                    within: timeout,
+                    expired: {
+                        ParleyError(
+                            .timeout,
+                            "The download did not complete within its timeout of \(timeout) (the endpoint's timeout, or "
+                                + "Client.Configuration.timeout), which covers the whole body; raise it for large files."
+                        )
+                    },
+                    transfer
+                )
+            } catch let error as ParleyError {
+                var failure = error
+                if failure.request == nil, let request = try? self.makeRequestHead(endpoint) {
+                    failure.request = Self.summary(of: request)
+                }
+                throw failure
+            } catch {
+                throw ParleyError.wrapping(error, as: .transport, "The download failed: \(error)")
+            }
+        }
+    }
+
+    /// The download's requests and the writing of its body (``download(_:to:resume:onProgress:)``).
+    private func transfer<E: Endpoint>(
+        _ endpoint: E,
+        to destination: URL,
+        resume: Bool,
+        reporter: ProgressReporter
+    ) async throws(ParleyError) -> DownloadResult {
+        let partial = try PartialDownload(destination: destination)
+        let url = try self.makeRequestHead(endpoint).absoluteURLString(baseURL: nil)
+        var start = resume ? partial.resumable(url: url) : nil
+        if start == nil { partial.discard() }
+        while true {
+            // The file's own bytes: a compressed coding would make ranges and lengths count other bytes.
+            var headers: HTTPFields = [.acceptEncoding: "identity"]
+            if let start {
+                headers[.range] = "bytes=\(start.offset)-"
+                headers[.ifRange] = start.validator
+            }
+            let streamed = try await self.stream(endpoint, extraHeaders: headers, rangeRequested: start != nil)
+            let response = streamed.response
+            if response.status.code == 416, let offset = start?.offset {
+                // The partial file may already be whole; otherwise it does not match: start again.
+                if PartialDownload.contentRange(of: response)?.total == offset {
+                    try partial.complete()
+                    return DownloadResult(location: destination, response: response, bytes: offset, resumedFrom: offset)
+                }
+                partial.discard()
+                start = nil
+                continue
+            }
+            var offset: Int64 = 0
+            if response.status.code == 206, let start {
+                guard PartialDownload.contentRange(of: response)?.start == start.offset else {
+                    partial.discard()
+                    throw Self.badRange(response, expected: start.offset)
+                }
+                offset = start.offset
+            }
+            return try await Self.write(
+                streamed,
+                to: partial,
+                from: offset,
+                url: url,
+                destination: destination,
+                reporter: reporter,
+                limit: configuration.maxDownloadSize
+            )
         }
     }
 
@@ -75,12 +124,20 @@ extension Client {
         from offset: Int64,
         url: String,
         destination: URL,
-        reporter: ProgressReporter
+        reporter: ProgressReporter,
+        limit: Int64?
     ) async throws(ParleyError) -> DownloadResult {
         let response = streamed.response
-        let validator = PartialDownload.validator(of: response)
+        var validator = PartialDownload.validator(of: response)
         let total: Int64? =
             if response.status.code == 206 { PartialDownload.contentRange(of: response)?.total } else { streamed.body.declaredLength }
+        if let limit, let total, total > limit {
+            // Nothing to resume: the whole file is over the limit.
+            partial.discard()
+            var error = Self.tooLarge(limit: limit, what: "declares \(total) bytes")
+            error.response = response
+            throw error
+        }
         let descriptor = try partial.open(appending: offset > 0)
         partial.saveRecord(url: url, validator: validator)
         var written = offset
@@ -89,6 +146,11 @@ extension Client {
             reporter.report(TransferProgress(completedBytes: written, totalBytes: total))
             var chunks = streamed.body.makeAsyncIterator()
             while let chunk = try await chunks.next() {
+                if let limit, written + Int64(chunk.count) > limit {
+                    // Resuming would only run into the limit again.
+                    validator = nil
+                    throw Self.tooLarge(limit: limit, what: "sent more than that")
+                }
                 let failure = chunk.withUnsafeBytes { POSIXFile.write(descriptor, $0) }
                 guard failure == 0 else {
                     throw ParleyError(
@@ -117,6 +179,14 @@ extension Client {
             throw failure
         }
         return DownloadResult(location: destination, response: response, bytes: written, resumedFrom: offset)
+    }
+
+    private static func tooLarge(limit: Int64, what: String) -> ParleyError {
+        ParleyError(
+            .bodyTooLarge,
+            "The download is larger than the client's limit of \(limit) bytes (the server \(what)); nothing was kept. "
+                + "Raise Client.Configuration.maxDownloadSize (or set it to nil) if the file is legitimately this large."
+        )
     }
 
     private static func badRange(_ response: HTTPResponse, expected: Int64) -> ParleyError {

@@ -50,13 +50,29 @@ extension Client {
         body override: RequestBody? = nil,
         progress: ProgressReporter? = nil
     ) async throws(ParleyError) -> (value: E.Response, response: HTTPResponse) {
-        var (request, body) = try makeRequest(endpoint, body: override)
+        // The slot first, then the request: a call waiting for a slot holds no encoded body.
+        let permit = try await acquireSlot(for: endpoint)
+        var (request, body): (HTTPRequest, HTTPBody?)
+        do throws(ParleyError) {
+            (request, body) = try makeRequest(endpoint, body: override)
+        } catch {
+            permit?.release()
+            throw error
+        }
         if let progress, let unwrapped = body { body = CountingBody.wrap(unwrapped, reporter: progress) }
         do throws(ParleyError) {
-            let (response, responseBody) = try await run(request, body: body, context: CallContext(endpointName: endpoint.name, isIdempotent: endpoint.isIdempotent))
+            let (response, responseBody) = try await run(
+                request,
+                body: body,
+                context: CallContext(endpointName: endpoint.name, isIdempotent: endpoint.isIdempotent),
+                permit: permit,
+                headTimeout: headTimeout(for: endpoint)
+            )
             let value: E.Response
             do throws(ParleyError) {
-                value = try await decode(endpoint, response: response, body: responseBody)
+                // Without an overall timeout, the body must still arrive within responseBodyTimeout.
+                let bodyLimit = endpoint.timeout == nil && configuration.timeout == nil ? configuration.responseBodyTimeout : nil
+                value = try await decode(endpoint, response: response, body: BodyDeadline.wrap(responseBody, limit: bodyLimit))
             } catch {
                 if !middlewares.isEmpty { reportFailureAfterChain(error, request: request, endpoint: endpoint.name) }
                 throw error
@@ -72,21 +88,50 @@ extension Client {
         }
     }
 
-    /// Runs the middleware chain around the transport, inside the client's concurrency limit and with
-    /// `context` as ``CallContext/current``. Innermost, under the middlewares, each hop of a redirect is
-    /// followed by the client's ``RedirectPolicy`` and each response body is decoded by its
-    /// ``ResponseDecompression``.
+    /// Waits for one of the client's ``Configuration/maxConcurrentRequests`` slots (`nil` without a limit), before
+    /// the request is built: a waiting call holds no encoded body.
+    func acquireSlot<E: Endpoint>(for endpoint: E) async throws(ParleyError) -> ConcurrencyLimiter.Permit? {
+        guard let limiter else { return nil }
+        do {
+            return try await limiter.acquire()
+        } catch {
+            var failure = error
+            if failure.request == nil, let request = try? makeRequestHead(endpoint) {
+                failure.request = Self.summary(of: request)
+            }
+            throw failure
+        }
+    }
+
+    /// The limit on each response head of a call to `endpoint`: the endpoint's own ``Endpoint/timeout`` when it sets
+    /// one (a long poll that answers late says so there), else ``Configuration/responseHeadTimeout``.
+    func headTimeout<E: Endpoint>(for endpoint: E) -> Duration? {
+        endpoint.timeout ?? configuration.responseHeadTimeout
+    }
+
+    /// Runs the middleware chain around the transport, holding `permit` (the call's slot of the client's
+    /// concurrency limit, see ``acquireSlot(for:)``) until the response body has been read, and with `context` as
+    /// ``CallContext/current``. Innermost, under the middlewares, each hop of a redirect is followed by the client's
+    /// ``RedirectPolicy``, each response head is awaited within ``Configuration/responseHeadTimeout`` and each
+    /// response body is decoded by its ``ResponseDecompression``.
     func run(
         _ request: HTTPRequest,
         body: HTTPBody?,
-        context: CallContext
+        context: CallContext,
+        permit: ConcurrencyLimiter.Permit?,
+        headTimeout: Duration?
     ) async throws(ParleyError) -> (HTTPResponse, HTTPBody?) {
-        let permit = try await limiter?.acquire()
         do {
             let (response, responseBody) = try await Self.typed {
                 try await CallContext.$current.withValue(context) {
                     try await RequestTracing.bind(for: self.middlewares) { tracing in
-                        try await self.chain(request, body: body, operationID: context.endpointName, tracing: tracing)
+                        try await self.chain(
+                            request,
+                            body: body,
+                            operationID: context.endpointName,
+                            tracing: tracing,
+                            headTimeout: headTimeout
+                        )
                     }
                 }
             }
@@ -117,20 +162,29 @@ extension Client {
         _ request: HTTPRequest,
         body: HTTPBody?,
         operationID: String,
-        tracing: RequestTracing?
+        tracing: RequestTracing?,
+        headTimeout: Duration?
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let transport = self.transport
         let decompression = configuration.decompression
         let base = try? self.base.get()
+        let headDeadline = headTimeout.map { HeadDeadline(limit: $0) }
         let send: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?) = { request, body, url in
             let request = decompression?.prepare(request) ?? request
             let url = Self.transportBaseURL(for: request, base: base, fallback: url)
+            try HeaderInjection.check(request)
             let response: HTTPResponse
             let responseBody: HTTPBody?
             do {
-                (response, responseBody) = try await transport.send(request, body: body, baseURL: url, operationID: operationID)
+                if let headDeadline {
+                    (response, responseBody) = try await headDeadline.send(request, body: body) { request, body in
+                        try await transport.send(request, body: body, baseURL: url, operationID: operationID)
+                    }
+                } else {
+                    (response, responseBody) = try await transport.send(request, body: body, baseURL: url, operationID: operationID)
+                }
             } catch {
-                throw Self.transportFailure(error)
+                throw Self.transportFailure(error, request: request)
             }
             guard let decompression else { return (response, responseBody) }
             return try decompression.decode(response, body: responseBody)
@@ -166,12 +220,18 @@ extension Client {
         return try await next(request, body, baseURL)
     }
 
-    /// A transport's failure as a `ParleyError` (``ParleyError/Kind/cancelled`` when the task was cancelled).
-    static func transportFailure(_ error: any Error) -> ParleyError {
+    /// A transport's failure as a `ParleyError` (``ParleyError/Kind/cancelled`` when the task was cancelled),
+    /// with the user info of `request`'s URL, if it has any, scrubbed out of it.
+    static func transportFailure(_ error: any Error, request: HTTPRequest? = nil) -> ParleyError {
+        let failure: ParleyError
         if Task.isCancelled, !(error is ParleyError) {
-            return ParleyError(.cancelled, "The call was cancelled while in the transport.", underlying: error)
+            failure = ParleyError(.cancelled, "The call was cancelled while in the transport.", underlying: error)
+        } else {
+            failure = ParleyError.wrapping(error, as: .transport, "The transport failed: \(error)")
         }
-        return ParleyError.wrapping(error, as: .transport, "The transport failed: \(error)")
+        guard let request else { return failure }
+        let secrets = RequestURLText.userInfoSecrets(request.absoluteURLString(baseURL: nil))
+        return secrets.isEmpty ? failure : Redaction(secrets).scrub(failure)
     }
 
     /// Runs `body`, whose errors are all ParleyErrors by construction of the chain, with a typed throw.
@@ -184,6 +244,9 @@ extension Client {
     }
 
     static func summary(of request: HTTPRequest) -> ParleyError.RequestSummary {
-        ParleyError.RequestSummary(method: request.method, url: request.absoluteURLString(baseURL: nil))
+        ParleyError.RequestSummary(
+            method: request.method,
+            url: RequestURLText.redactingUserInfo(request.absoluteURLString(baseURL: nil))
+        )
     }
 }

@@ -1,4 +1,5 @@
 public import HTTPTypes
+import OpenAPIRuntime
 
 /// A response whose body has not been read yet: the head, and the body as a ``ByteStream``.
 public struct StreamedResponse: Sendable {
@@ -18,8 +19,10 @@ extension Client {
     /// ```
     ///
     /// The endpoint's decoder and response validators are not used (they need the whole body). The endpoint's or the
-    /// client's timeout limits the wait for the head, not the reading of the body. Stop reading (leave the loop,
-    /// cancel the task) to close the connection.
+    /// client's timeout limits the wait for the head, not the reading of the body; so does
+    /// ``Configuration/responseHeadTimeout`` (default 60 s). Reading the body fails with ``ParleyError/Kind/timeout``
+    /// when no chunk arrives for ``Configuration/streamIdleTimeout`` (default 60 s; `nil` waits without limit). Stop
+    /// reading (leave the loop, cancel the task) to close the connection.
     public func stream<E: Endpoint>(_ endpoint: E) async throws(ParleyError) -> StreamedResponse {
         try await stream(endpoint, extraHeaders: [:])
     }
@@ -32,7 +35,15 @@ extension Client {
         rangeRequested: Bool = false
     ) async throws(ParleyError) -> StreamedResponse {
         let operation = { @Sendable () async throws(ParleyError) -> StreamedResponse in
-            var (request, requestBody) = try self.makeRequest(endpoint, body: body)
+            // The slot first, then the request: a call waiting for a slot holds no encoded body.
+            let permit = try await self.acquireSlot(for: endpoint)
+            var (request, requestBody): (HTTPRequest, HTTPBody?)
+            do throws(ParleyError) {
+                (request, requestBody) = try self.makeRequest(endpoint, body: body)
+            } catch {
+                permit?.release()
+                throw error
+            }
             for field in extraHeaders where request.headerFields[field.name] == nil {
                 request.headerFields.append(field)
             }
@@ -40,14 +51,21 @@ extension Client {
                 let (response, responseBody) = try await self.run(
                     request,
                     body: requestBody,
-                    context: CallContext(endpointName: endpoint.name, isIdempotent: endpoint.isIdempotent)
+                    context: CallContext(endpointName: endpoint.name, isIdempotent: endpoint.isIdempotent),
+                    permit: permit,
+                    headTimeout: self.headTimeout(for: endpoint)
                 )
                 // A resumed download expects 206 or 416, which are the server's answers to the Range it sent.
                 let code = response.status.code
                 if !(rangeRequested && (code == 206 || code == 416)) {
                     try await self.validateHead(endpoint, response: response, body: responseBody)
                 }
-                return StreamedResponse(response: response, body: ByteStream(responseBody, subject: "the response of \(endpoint.name)"))
+                let stream = ByteStream(
+                    responseBody,
+                    subject: "the response of \(endpoint.name)",
+                    idleTimeout: self.configuration.streamIdleTimeout
+                )
+                return StreamedResponse(response: response, body: stream)
             } catch {
                 var error = error
                 if error.kind != .cancelled, Task.isCancelled {

@@ -1,63 +1,118 @@
 extension Client {
-    /// The tasks of one timed call, and whether the caller cancelled before they existed.
-    private struct TimedCall: Sendable {
-        var work: Task<Void, Never>?
-        var timer: Task<Void, Never>?
-        var callerCancelled = false
-    }
-
-    /// Runs `operation`, failing with ``ParleyError/Kind/timeout`` once `timeout` has passed, whether or not
-    /// the operation has reacted to its cancellation yet (it is cancelled and left to wind down).
-    /// Cancelling the caller fails at once with ``ParleyError/Kind/cancelled``.
+    /// Runs `operation`, failing with ``ParleyError/Kind/timeout`` once `timeout` has passed: the call's overall
+    /// limit (the endpoint's ``Endpoint/timeout`` or ``Configuration/timeout``).
     static func withTimeout<Value: Sendable>(
         _ timeout: Duration,
         _ operation: @escaping @Sendable () async throws(ParleyError) -> Value
     ) async throws(ParleyError) -> Value {
-        let call = LockedState(TimedCall())
         do {
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
-                    let pending = LockedState<CheckedContinuation<Value, any Error>?>(continuation)
-                    let finish: @Sendable (Result<Value, any Error>) -> Void = { result in
-                        pending.withLock { slot in
-                            defer { slot = nil }
-                            return slot
-                        }?.resume(with: result)
-                    }
-                    let work = Task {
-                        do throws(ParleyError) {
-                            finish(.success(try await operation()))
-                        } catch {
-                            finish(.failure(error))
-                        }
-                        call.withLock { $0.timer }?.cancel()
-                    }
-                    let timer = Task {
-                        guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                        finish(.failure(ParleyError(.timeout, "The call did not complete within its timeout of \(timeout).")))
-                        work.cancel()
-                    }
-                    let cancelled = call.withLock { state in
-                        state.work = work
-                        state.timer = timer
-                        return state.callerCancelled
-                    }
-                    if cancelled {
-                        work.cancel()
-                        timer.cancel()
-                        finish(.failure(ParleyError(.cancelled, "The call was cancelled.")))
-                    }
-                }
-            } onCancel: {
-                let (work, timer) = call.withLock { state in
-                    state.callerCancelled = true
-                    return (state.work, state.timer)
-                }
-                work?.cancel()
-                timer?.cancel()
-            }
+            return try await Deadline.run(
+                within: timeout,
+                expired: {
+                    ParleyError(
+                        .timeout,
+                        "The call did not complete within its timeout of \(timeout) (the endpoint's timeout, or "
+                            + "Client.Configuration.timeout); raise it if the server is legitimately this slow."
+                    )
+                },
+                operation
+            )
+        } catch let error as ParleyError {
+            throw error
         } catch {
             throw ParleyError.wrapping(error, as: .transport, "The call failed: \(error)")
+        }
+    }
+}
+
+/// Parley's one time-limit mechanism, structured: the operation and a timer run as the two children of a task
+/// group; whichever ends first decides, and the other is cancelled and awaited, so nothing outlives the call.
+///
+/// It backs every limit a client sets: the call's ``Client/Configuration/timeout``, the wait for each response head
+/// (``Client/Configuration/responseHeadTimeout``), the wait for each chunk of a streamed body
+/// (``Client/Configuration/streamIdleTimeout``) and the deadline of a download.
+enum Deadline {
+    /// What one child of the group reports.
+    private enum Step<Value: Sendable>: Sendable {
+        case finished(Value)
+        case expired
+        /// The timer was cancelled (the caller was): the operation's own outcome decides.
+        case timerStopped
+    }
+
+    /// Runs `operation`; once `limit` has passed (counted from when `start` fires, if given, else from now), cancels
+    /// it and throws `expired()`. Errors of the operation are rethrown as they are. Cancelling the caller cancels
+    /// the operation, whose own error (or value) is then the outcome.
+    ///
+    /// The operation is awaited after it is cancelled: it must react to cancellation (Parley's transports do).
+    static func run<Value: Sendable>(
+        within limit: Duration,
+        startingAt start: Signal? = nil,
+        expired: @escaping @Sendable () -> any Error,
+        _ operation: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        try await withThrowingTaskGroup(of: Step<Value>.self) { group in
+            group.addTask { .finished(try await operation()) }
+            group.addTask {
+                if let start { await start.wait() }
+                guard (try? await Task.sleep(for: limit)) != nil else { return .timerStopped }
+                return .expired
+            }
+            defer { group.cancelAll() }
+            while let step = try await group.next() {
+                switch step {
+                case .finished(let value): return value
+                case .expired: throw expired()
+                case .timerStopped: continue
+                }
+            }
+            // Unreachable: the operation's child always reports (a value or an error) before the group is empty.
+            throw expired()
+        }
+    }
+
+    /// A one-shot event a deadline's timer can wait for (``run(within:startingAt:expired:_:)``): "the request has
+    /// been sent". Waiting ends when it fires or when the waiting task is cancelled.
+    final class Signal: Sendable {
+        private struct State {
+            var fired = false
+            var nextID = 0
+            var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        }
+
+        private let state = LockedState(State())
+
+        init() {}
+
+        /// Fires the signal (once; later calls do nothing).
+        func fire() {
+            let waiters = state.withLock { state in
+                state.fired = true
+                defer { state.waiters = [:] }
+                return state.waiters.values
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+
+        /// Returns once the signal has fired, or the task is cancelled.
+        func wait() async {
+            let id = state.withLock { state in
+                defer { state.nextID += 1 }
+                return state.nextID
+            }
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let now = state.withLock { state in
+                        // A cancellation before this point set the task's flag before its handler ran.
+                        if state.fired || Task.isCancelled { return true }
+                        state.waiters[id] = continuation
+                        return false
+                    }
+                    if now { continuation.resume() }
+                }
+            } onCancel: {
+                state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+            }
         }
     }
 }

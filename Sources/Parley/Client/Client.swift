@@ -26,7 +26,7 @@ public struct Client: Sendable {
     public let configuration: Configuration
     let base: Result<BaseURL, ParleyError>
     /// Holds calls beyond ``Configuration/maxConcurrentRequests``; shared by the copies of this client.
-    let limiter: ConcurrencyLimiter?
+    package let limiter: ConcurrencyLimiter?
 
     /// A client for `baseURL` on `transport`.
     ///

@@ -39,7 +39,8 @@ public protocol Endpoint<Response>: Sendable {
     var acceptableContentTypes: [String]? { get }
     /// Extra validators that run after the client's validators. Default: none.
     var validators: [ResponseValidator] { get }
-    /// The time allowed for the whole call; `nil` (the default) uses the client's timeout.
+    /// The time allowed for the whole call; `nil` (the default) uses the client's timeout. When set, it also replaces
+    /// the client's ``Client/Configuration/responseHeadTimeout`` for this endpoint's calls.
     var timeout: Duration? { get }
     /// A short stable name for logs and metrics. Default: the type's name.
     var name: String { get }

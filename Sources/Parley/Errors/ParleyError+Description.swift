@@ -1,5 +1,7 @@
 extension ParleyError {
-    /// One readable paragraph: what was sent, what came back, what failed, where.
+    /// One readable paragraph: what was sent, what came back, what failed, where. Safe to log: characters that
+    /// are not printable are escaped wherever they came from (message, reason phrase, header value, body,
+    /// underlying error), and the URL's user info is redacted.
     public var description: String {
         var text = "Parley \(kind.label) error"
         if let request { text += " for \(request)" }
@@ -16,6 +18,6 @@ extension ParleyError {
             let detail = String(describing: underlying)
             if !message.contains(detail) { text += " Underlying error: \(detail)" }
         }
-        return text
+        return PrintableText.escaping(text, keepingLineFeeds: keepsLineFeeds)
     }
 }

@@ -62,15 +62,16 @@ public struct ParleyError: Error, Sendable, CustomStringConvertible {
     public struct RequestSummary: Sendable, Hashable, CustomStringConvertible {
         /// The method.
         public var method: HTTPRequest.Method
-        /// The URL as sent (query included).
+        /// The URL as sent (query included), its user info (`user:password@`) redacted when Parley made the
+        /// summary.
         public var url: String
-        /// "GET http://…".
-        public var description: String { "\(method.rawValue) \(url)" }
+        /// "GET http://…", with the URL's user info (`user:password@`) redacted.
+        public var description: String { "\(method.rawValue) \(RequestURLText.redactingUserInfo(url))" }
     }
 
     /// The class of failure.
     public var kind: Kind
-    /// What failed, in words.
+    /// What failed, in words; what a server sent is quoted with its unprintable characters escaped.
     public var message: String
     /// The request, once it was built.
     public var request: RequestSummary?
@@ -82,29 +83,51 @@ public struct ParleyError: Error, Sendable, CustomStringConvertible {
     public var codingPath: String?
     /// The error that caused this one, if any.
     public var underlying: (any Error)?
+    /// Whether ``message`` and ``description`` keep their line feeds: only for messages Parley writes on several
+    /// lines about local data (``init(_:multilineMessage:underlying:)``).
+    package var keepsLineFeeds = false
 
     /// An error of `kind` with a message.
+    ///
+    /// Characters of `message` that are not printable (controls, bidi overrides) are escaped as in
+    /// ``bodyExcerpt``, since a message often quotes what a server sent.
     public init(_ kind: Kind, _ message: String, underlying: (any Error)? = nil) {
         self.kind = kind
-        self.message = message
+        self.message = PrintableText.escaping(message)
         self.underlying = underlying
+    }
+
+    /// An error whose message is written on several lines (a report about local data, such as a test fixture's
+    /// unused exchanges): line feeds are kept, every other character that is not printable is escaped.
+    package init(_ kind: Kind, multilineMessage: String, underlying: (any Error)? = nil) {
+        self.kind = kind
+        self.message = PrintableText.escaping(multilineMessage, keepingLineFeeds: true)
+        self.underlying = underlying
+        self.keepsLineFeeds = true
     }
 
     /// The status code of the response, if any.
     public var status: HTTPResponse.Status? { response?.status }
 
-    /// The body excerpt as text ("empty body" when empty, a byte count when not UTF-8).
+    /// The body excerpt as text, safe to print: "empty body" when empty, a byte count when it is not UTF-8
+    /// text, otherwise the text with every character that is not printable escaped (CR and LF as `\r` and `\n`,
+    /// other controls and bidi overrides as `\u{1B}`, stray bytes that are not UTF-8 as `\xFF`), so a server
+    /// cannot forge log lines or drive a terminal through it. ``body`` keeps the bytes as they came.
     public var bodyExcerpt: String? {
         guard let body else { return nil }
         if body.isEmpty { return "empty body" }
         let truncated = body.count > ParleyError.excerptLimit
-        let prefix = body.prefix(ParleyError.excerptLimit)
-        var text = String(validating: prefix, as: UTF8.self)
-        if text == nil, truncated {
+        var prefix = body.prefix(ParleyError.excerptLimit)
+        if truncated, String(validating: prefix, as: UTF8.self) == nil {
             // The cut may have split a character: drop up to three trailing bytes of it.
-            for drop in 1...3 where text == nil { text = String(validating: prefix.dropLast(drop), as: UTF8.self) }
+            for drop in 1...3 where String(validating: prefix.dropLast(drop), as: UTF8.self) != nil {
+                prefix = prefix.dropLast(drop)
+                break
+            }
         }
-        guard let text else { return "<\(body.count) bytes, not UTF-8 text>" }
+        let (text, invalidBytes) = PrintableText.escapingCounted(bytes: prefix)
+        // Mostly stray bytes: binary data, not text with a few bad bytes.
+        if invalidBytes > 0, invalidBytes * 8 > prefix.count { return "<\(body.count) bytes, not UTF-8 text>" }
         return truncated ? text + "…" : text
     }
 

@@ -56,7 +56,7 @@ struct LogLine: Sendable {
         if let response = exchange.response {
             metadata["http.response.status_code"] = .stringConvertible(response.status.code)
             if detailed { metadata["http.response.headers"] = headers(response.headerFields) }
-            message += " → \(response.status.code) \(response.status.reasonPhrase)"
+            message += " → \(response.status.code) \(PrintableText.escaping(response.status.reasonPhrase))"
         }
         if exchange.bodyDropped { metadata["parley.body_dropped"] = "true" }
         if logger.logLevel <= .trace {
@@ -82,7 +82,7 @@ struct LogLine: Sendable {
     private func headers(_ fields: HTTPFields) -> Logger.MetadataValue {
         .array(fields.map { field in
             let value = middleware.redactedHeaders.contains(field.name) ? Redaction.placeholder : field.value
-            return .string("\(field.name.canonicalName): \(value)")
+            return .string(PrintableText.escaping("\(field.name.canonicalName): \(value)"))
         })
     }
 
@@ -97,13 +97,14 @@ struct LogLine: Sendable {
 
     /// A `ParleyError`'s kind and message, or any other error's description.
     private static func summary(_ error: any Error) -> String {
-        guard let error = error as? ParleyError else { return "\(error)" }
-        return "[\(error.kind)] \(error.message)"
+        guard let error = error as? ParleyError else { return PrintableText.escaping("\(error)") }
+        return "[\(error.kind)] \(PrintableText.escaping(error.message))"
     }
 
-    /// The kept first bytes of a body as text, `…` marking a cut.
+    /// The kept first bytes of a body as text, `…` marking a cut; what is not printable is escaped (a server must not
+    /// forge log lines or drive a terminal through the log).
     private static func excerpt(_ totals: BodyObserver.Totals) -> Logger.MetadataValue {
-        let text = String(decoding: totals.prefix, as: UTF8.self)
+        let text = PrintableText.escaping(bytes: totals.prefix)
         return .string(totals.truncated ? text + "…" : text)
     }
 

@@ -2,7 +2,7 @@ import OpenAPIRuntime
 
 /// Lets at most `limit` calls run at once; the others wait in order for a slot, and can be cancelled while
 /// they wait. Backs ``Client/Configuration/maxConcurrentRequests``.
-final class ConcurrencyLimiter: Sendable {
+package final class ConcurrencyLimiter: Sendable {
     private struct Waiter {
         let id: UInt64
         let continuation: CheckedContinuation<Void, any Error>
@@ -15,6 +15,19 @@ final class ConcurrencyLimiter: Sendable {
         var nextID: UInt64 = 0
         /// Waiters whose task was cancelled before they were queued.
         var cancelledEarly: Set<UInt64> = []
+        /// Tests waiting until this many calls wait (``waitUntilQueued(_:)``).
+        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        var queued: Int { waiters.count - head }
+
+        /// The watchers whose count has been reached, removed.
+        mutating func reachedWatchers() -> [CheckedContinuation<Void, Never>] {
+            guard !watchers.isEmpty else { return [] }
+            let queued = self.queued
+            let reached = watchers.filter { $0.count <= queued }.map(\.continuation)
+            watchers.removeAll { $0.count <= queued }
+            return reached
+        }
     }
 
     let limit: Int
@@ -58,12 +71,13 @@ final class ConcurrencyLimiter: Sendable {
         do {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    let cancelled = state.withLock { state in
-                        if state.cancelledEarly.remove(id) != nil { return true }
+                    let (cancelled, watchers) = state.withLock { state in
+                        if state.cancelledEarly.remove(id) != nil { return (true, [CheckedContinuation<Void, Never>]()) }
                         state.waiters.append(Waiter(id: id, continuation: continuation))
-                        return false
+                        return (false, state.reachedWatchers())
                     }
                     if cancelled { continuation.resume(throwing: CancellationError()) }
+                    for watcher in watchers { watcher.resume() }
                 }
             } onCancel: {
                 let waiter: Waiter? = state.withLock { state in
@@ -82,6 +96,18 @@ final class ConcurrencyLimiter: Sendable {
             )
         }
         return Permit(self)
+    }
+
+    /// Returns once at least `count` calls wait for a slot (for tests: what a waiting call has done so far).
+    package func waitUntilQueued(_ count: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                if state.queued >= count { return true }
+                state.watchers.append((count, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
     }
 
     /// Passes a returned slot to the first waiter, or makes it available.

@@ -11,8 +11,6 @@ struct RedirectFollower: Sendable {
     typealias Hop = @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     let policy: RedirectPolicy
 
-    /// Header fields that carry credentials, removed once a redirect leaves the first request's origin.
-    static let credentialFields: [HTTPField.Name] = [.authorization, .cookie, .proxyAuthorization]
     /// Header fields that describe a body, removed when a redirect turns the request into a GET.
     static let bodyFields: [HTTPField.Name] = [.contentType, .contentLength, .contentEncoding, .transferEncoding]
     /// The most bytes of a redirect's body read (so its connection can be reused) before it is dropped.
@@ -79,10 +77,17 @@ struct RedirectFollower: Sendable {
             next.authority = Self.authority(of: target, host: host)
             var path = target.path(percentEncoded: true)
             if path.isEmpty { path = "/" }
-            if let query = target.query(percentEncoded: true) { path += "?" + query }
+            let query = target.query(percentEncoded: true)
+            if let query { path += "?" + query }
             next.path = path
             if Origin(next, baseURL: baseURL) != firstOrigin {
-                for name in Self.credentialFields { next.headerFields[name] = nil }
+                // Credentials are for the first origin only: the policy's, and whatever an auth middleware added.
+                let added = OriginBoundCredentials.current
+                for name in policy.credentialHeaderFields.union(added.headerFields) { next.headerFields[name] = nil }
+                let items = policy.credentialQueryItems.union(added.queryItems)
+                if let query, !items.isEmpty {
+                    next.path = Self.removing(items, fromPath: path, query: query)
+                }
             }
             guard visited.insert(Self.key(next, baseURL: baseURL)).inserted else {
                 throw await refuse("which it visited before in this chain: a redirect loop.")
@@ -91,6 +96,17 @@ struct RedirectFollower: Sendable {
             request = next
             hops += 1
         }
+    }
+
+    /// `path` with the query items named in `names` (compared once percent-decoded) removed from its `query`.
+    static func removing(_ names: Set<String>, fromPath path: String, query: String) -> String {
+        let kept = query.split(separator: "&", omittingEmptySubsequences: false).filter { item in
+            let name = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let decoded = PercentEncoding.decode(name, plusAsSpace: true) ?? String(name)
+            return !names.contains(decoded) && !names.contains(String(name))
+        }
+        let bare = path.dropLast(query.count + 1)
+        return kept.isEmpty ? String(bare) : bare + "?" + kept.joined(separator: "&")
     }
 
     /// Reads up to ``drainLimit`` bytes of a body that will not be used, then drops it.

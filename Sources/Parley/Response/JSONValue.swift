@@ -17,18 +17,42 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
     /// An object.
     case object([String: JSONValue])
 
+    /// How deeply arrays and objects may nest when decoding a `JSONValue`, unless the decoder's `userInfo`
+    /// sets another limit under ``maximumDepthKey``: 512, Foundation's `JSONDecoder` limit on every platform.
+    ///
+    /// Decoding recurses once per level, so the limit also bounds the stack a hostile document can use with
+    /// decoders that have no limit of their own. The levels counted are those of `JSONValue` arrays and objects
+    /// (a `JSONValue` inside a type of yours starts at level 1).
+    public static let defaultMaximumDepth = 512
+
+    /// The `userInfo` key of a decoder that sets another nesting limit (an `Int`) than ``defaultMaximumDepth``:
+    /// `decoder.userInfo[JSONValue.maximumDepthKey] = 64`. `JSONDecoder` refuses more than 512 levels whatever
+    /// this says.
+    public static let maximumDepthKey: CodingUserInfoKey = {
+        guard let key = CodingUserInfoKey(rawValue: "Parley.JSONValue.maximumDepth") else {
+            preconditionFailure("CodingUserInfoKey(rawValue:) failed")  // SAFE: it accepts every string (the `?` is RawRepresentable's)
+        }
+        return key
+    }()
+
     /// Decodes any JSON value.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` when arrays and objects nest deeper than the limit (see
+    ///   ``defaultMaximumDepth``), and the decoder's errors.
     public init(from decoder: any Decoder) throws {
         // Objects first, then arrays, then scalars. Each attempt that fails throws an error carrying the coding
         // path, which JSONDecoder builds in time growing with the depth; with the scalars tried first, every level
         // of a nested document failed four attempts, and 500 nested objects or arrays (2.5 KB from a peer) took
-        // over a second to decode. Now an object's level fails none, an array's one.
+        // over a second to decode. Now an object's level fails none, an array's one. The depth is counted in a
+        // task-local value, not read from the coding path, which would cost time growing with the depth again.
         if (try? decoder.container(keyedBy: MemberName.self)) != nil {
-            self = .object(try decoder.singleValueContainer().decode([String: JSONValue].self))
+            let depth = try Self.nextDepth(decoder)
+            self = .object(try Self.$decodingDepth.withValue(depth) { try decoder.singleValueContainer().decode([String: JSONValue].self) })
             return
         }
         if (try? decoder.unkeyedContainer()) != nil {
-            self = .array(try decoder.singleValueContainer().decode([JSONValue].self))
+            let depth = try Self.nextDepth(decoder)
+            self = .array(try Self.$decodingDepth.withValue(depth) { try decoder.singleValueContainer().decode([JSONValue].self) })
             return
         }
         let container = try decoder.singleValueContainer()
@@ -44,6 +68,30 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
             self = .double(try container.decode(Double.self))
         }
     }
+
+    /// How many arrays and objects of `JSONValue`s being decoded enclose the one being decoded now.
+    @TaskLocal private static var decodingDepth = 0
+
+    /// The depth of a container about to be decoded with `decoder`.
+    /// - Throws: `DecodingError.dataCorrupted` when it is past the limit.
+    private static func nextDepth(_ decoder: any Decoder) throws -> Int {
+        let depth = decodingDepth + 1
+        let limit = decoder.userInfo[maximumDepthKey] as? Int ?? defaultMaximumDepth
+        guard depth <= limit else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: tooDeep(limit: limit))
+            )
+        }
+        return depth
+    }
+
+    /// The debug description of a decoding error for a value nested deeper than `limit`.
+    static func tooDeep(limit: Int) -> String {
+        "\(tooDeepMarker) \(limit) levels of arrays and objects"
+    }
+
+    /// How ``tooDeep(limit:)`` starts, so the explanation of the error can recognize it.
+    package static let tooDeepMarker = "JSON nested deeper than"
 
     /// Any member name, to ask whether a value is an object.
     private struct MemberName: CodingKey {

@@ -63,7 +63,7 @@ where Base.Element == ArraySlice<UInt8>, Base.Failure == ParleyError {
             let prefix = "Line \(lineNumber) of the newline-delimited JSON stream could not be decoded as \(Value.self)"
             var failure: ParleyError
             if let decodingError = cause as? DecodingError {
-                let (path, message) = decodingError.explanation
+                let (path, message) = decodingError.explanation(body: line)
                 failure = ParleyError(.decoding, "\(prefix): \(message).", underlying: cause)
                 failure.codingPath = path
             } else {

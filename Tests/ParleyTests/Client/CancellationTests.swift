@@ -117,17 +117,21 @@ struct CancellationTests {
     }
 }
 
-/// Holds the call, ignoring cancellation, until the test opens `gate`: like a badly written middleware.
-struct Stubborn: ClientMiddleware {
+/// Holds the call until its task is cancelled (by a timeout), then records that it wound down and fails.
+struct HeldUntilCancelled: ClientMiddleware {
     let gate: Latch
     let finished: Trail
     func intercept(
         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        await gate.wait()
-        finished.add("finished")
-        return try await next(request, body, baseURL)
+        await withTaskCancellationHandler {
+            await gate.wait()
+        } onCancel: {
+            gate.open()
+        }
+        finished.add("wound down")
+        throw CancellationError()
     }
 }
 
@@ -156,20 +160,19 @@ final class Latch: Sendable {
     }
 }
 
-@Suite("Timeouts that do not wait", .timeLimit(.minutes(1)))
+@Suite("Timeouts that leave nothing behind", .timeLimit(.minutes(1)))
 struct StubbornTimeoutTests {
-    @Test("a timeout fires on time even when the call ignores cancellation, and names the request")
+    /// Parley's deadlines are structured: the call is cancelled and awaited before the timeout is reported, so no
+    /// part of it (a middleware, a transport request) outlives the call.
+    @Test("a timeout cancels the call, waits for it to wind down, and names the request")
     func stubborn() async throws {
         let finished = Trail()
         let gate = Latch()
         defer { gate.open() }
-        try await withDemoClient(.asyncHTTPClient, middlewares: [Stubborn(gate: gate, finished: finished)], configuration: .init(timeout: .milliseconds(100))) { client, _ in
-            // The middleware holds the call until the gate opens, which only happens below: the timeout error
-            // must come back while it is still held (else this test would hang into its time limit).
+        try await withDemoClient(.asyncHTTPClient, middlewares: [HeldUntilCancelled(gate: gate, finished: finished)], configuration: .init(timeout: .milliseconds(100))) { client, _ in
             let error = await expectParleyError(.timeout) { try await client.send(GetUser(id: 1)) }
-            #expect(finished.all.isEmpty)
+            #expect(finished.all == ["wound down"])
             #expect(error?.request?.description.hasSuffix("/users/1") == true)
-            gate.open()
         }
     }
 

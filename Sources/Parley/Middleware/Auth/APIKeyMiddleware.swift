@@ -17,7 +17,8 @@ public import OpenAPIRuntime
 /// the request as the endpoint built it) does not show it, and errors from downstream have the key (as is and
 /// percent-encoded) scrubbed (`<redacted>`). A header name that is not a valid field name makes every request fail
 /// with ``ParleyError/Kind/invalidRequest`` before anything is sent. A header field of the same name is replaced;
-/// a query item is appended after the endpoint's own.
+/// a query item is appended after the endpoint's own. The key never follows a redirect to another origin (scheme, host,
+/// port): the header field, or the query item in the new `Location`, is removed (``OriginBoundCredentials``).
 public struct APIKeyMiddleware: ClientMiddleware {
     /// Where the key goes.
     enum Placement: Sendable {
@@ -57,22 +58,36 @@ public struct APIKeyMiddleware: ClientMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         var request = request
-        switch placement {
-        case .header(let name):
-            guard let field = HTTPField.Name(name) else {
-                throw ParleyError(
-                    .invalidRequest,
-                    "The API key header name '\(name)' is not a valid HTTP field name. Use a token such as X-API-Key."
-                )
-            }
-            request.headerFields[field] = key
-        case .queryItem(let name):
-            let item = Query([QueryItem(name, key)]).encoded
-            let path = request.path ?? "/"
-            request.path = path + (path.contains("?") ? (path.hasSuffix("?") || path.hasSuffix("&") ? "" : "&") : "?") + item
-        }
         do {
-            return try await next(request, body, baseURL)
+            // The key is a credential of this origin: a redirect elsewhere drops it (OriginBoundCredentials).
+            switch placement {
+            case .header(let name):
+                guard let field = HTTPField.Name(name) else {
+                    throw ParleyError(
+                        .invalidRequest,
+                        "The API key header name '\(name)' is not a valid HTTP field name. Use a token such as X-API-Key."
+                    )
+                }
+                guard HTTPField.isValidValue(key) else {
+                    // HTTPFields would turn a CR or LF into a space and send the rest: a header injected through the key.
+                    throw ParleyError(
+                        .invalidRequest,
+                        "The API key holds a character a header value may not hold (CR, LF, NUL or another control character, "
+                            + "or whitespace at its start or end); refusing to send it. Nothing was sent."
+                    )
+                }
+                request.headerFields[field] = key
+                return try await OriginBoundCredentials.binding(header: field) { [request] in
+                    try await next(request, body, baseURL)
+                }
+            case .queryItem(let name):
+                let item = Query([QueryItem(name, key)]).encoded
+                let path = request.path ?? "/"
+                request.path = path + (path.contains("?") ? (path.hasSuffix("?") || path.hasSuffix("&") ? "" : "&") : "?") + item
+                return try await OriginBoundCredentials.binding(queryItem: name) { [request] in
+                    try await next(request, body, baseURL)
+                }
+            }
         } catch {
             throw redaction.scrub(error)
         }

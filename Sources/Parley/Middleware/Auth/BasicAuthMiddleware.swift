@@ -14,7 +14,8 @@ public import OpenAPIRuntime
 /// A username containing `:` or a control character, or a password containing a control character, cannot be
 /// sent: every request then fails with ``ParleyError/Kind/invalidRequest`` before anything is sent (the message
 /// never shows the password). Errors from downstream have the password and the encoded credentials scrubbed
-/// (`<redacted>`). An existing `Authorization` header on the request is replaced.
+/// (`<redacted>`). An existing `Authorization` header on the request is replaced. The header never follows a redirect
+/// to another origin (``OriginBoundCredentials``).
 public struct BasicAuthMiddleware: ClientMiddleware {
     /// The header value, or why the credentials cannot be sent.
     private let authorization: Result<String, ParleyError>
@@ -56,7 +57,9 @@ public struct BasicAuthMiddleware: ClientMiddleware {
         var request = request
         request.headerFields[.authorization] = try authorization.get()
         do {
-            return try await next(request, body, baseURL)
+            return try await OriginBoundCredentials.binding(header: .authorization) { [request] in
+                try await next(request, body, baseURL)
+            }
         } catch {
             throw redaction.scrub(error)
         }

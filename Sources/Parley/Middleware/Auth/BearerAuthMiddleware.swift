@@ -30,7 +30,8 @@ public import OpenAPIRuntime
 ///   descriptions (`<redacted>`), and ``AccessToken`` never prints its value.
 ///
 /// Copies share one token and one refresh; give each client its own middleware unless they share a server.
-/// An existing `Authorization` header on the request is replaced.
+/// An existing `Authorization` header on the request is replaced. The token never follows a redirect to another
+/// origin (``OriginBoundCredentials``).
 public struct BearerAuthMiddleware: ClientMiddleware {
     /// The default leeway: 30 seconds.
     public static let defaultLeeway: Duration = .seconds(30)
@@ -78,10 +79,22 @@ public struct BearerAuthMiddleware: ClientMiddleware {
         token: AccessToken,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
+        let value = "Bearer \(token.value)"
+        guard HTTPField.isValidValue(value) else {
+            // HTTPFields would turn a CR or LF into a space and send the rest: a header injected by the provider.
+            throw ParleyError(
+                .invalidRequest,
+                "The access token from the token provider holds a character a header value may not hold (CR, LF, NUL or "
+                    + "another control character, or whitespace at its start or end); refusing to send it. Check what the "
+                    + "provider returns. Nothing was sent."
+            )
+        }
         var request = request
-        request.headerFields[.authorization] = "Bearer \(token.value)"
+        request.headerFields[.authorization] = value
         do {
-            return try await next(request, body, baseURL)
+            return try await OriginBoundCredentials.binding(header: .authorization) { [request] in
+                try await next(request, body, baseURL)
+            }
         } catch {
             throw Redaction([token.value]).scrub(error)
         }

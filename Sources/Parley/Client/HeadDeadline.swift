@@ -1,0 +1,74 @@
+import HTTPTypes
+import OpenAPIRuntime
+
+/// The wait for one response head, bounded by ``Client/Configuration/responseHeadTimeout``.
+///
+/// The clock starts once the request has been sent: at once without a body, else when the transport has taken the
+/// body's last byte (the end of the sequence, or as many bytes as its known length). An upload that takes longer than
+/// the limit is thus not cut off; a server that answers before reading the whole body stops the clock as well.
+struct HeadDeadline: Sendable {
+    let limit: Duration
+
+    /// `send(request, body)` with the head bounded; the returned body is not (``ByteStream`` bounds its gaps).
+    func send(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        _ send: @escaping @Sendable (HTTPRequest, HTTPBody?) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let sent = Deadline.Signal()
+        let wrapped: HTTPBody?
+        if let body, body.length != .known(0) {
+            wrapped = HTTPBody(SignallingBody(base: body, sent: sent), length: body.length, iterationBehavior: body.iterationBehavior)
+        } else {
+            wrapped = body
+            sent.fire()
+        }
+        let limit = self.limit
+        return try await Deadline.run(
+            within: limit,
+            startingAt: sent,
+            expired: {
+                ParleyError(
+                    .timeout,
+                    "The server did not send the whole response head within \(limit) of receiving the request "
+                        + "(Client.Configuration.responseHeadTimeout); raise it if the server is legitimately "
+                        + "this slow, or set it to nil to wait without limit."
+                )
+            },
+            { try await send(request, wrapped) }
+        )
+    }
+}
+
+/// A request body that fires `sent` once the transport has taken all of it.
+private struct SignallingBody: AsyncSequence, Sendable {
+    typealias Element = ArraySlice<UInt8>
+
+    let base: HTTPBody
+    let sent: Deadline.Signal
+
+    func makeAsyncIterator() -> Iterator {
+        let total: Int64? = if case .known(let count) = base.length { count } else { nil }
+        return Iterator(base: base.makeAsyncIterator(), sent: sent, remaining: total)
+    }
+
+    struct Iterator: AsyncIteratorProtocol {
+        var base: HTTPBody.AsyncIterator
+        let sent: Deadline.Signal
+        /// Bytes still to come when the length is known: a transport may stop asking once it has them all.
+        var remaining: Int64?
+
+        mutating func next() async throws -> ArraySlice<UInt8>? {
+            if remaining == 0 { sent.fire() }
+            guard let chunk = try await base.next() else {
+                sent.fire()
+                return nil
+            }
+            if let left = remaining {
+                remaining = left - Int64(chunk.count)
+                if left - Int64(chunk.count) <= 0 { sent.fire() }
+            }
+            return chunk
+        }
+    }
+}

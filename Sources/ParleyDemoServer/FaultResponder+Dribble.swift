@@ -1,0 +1,44 @@
+import NIOConcurrencyHelpers
+import NIOCore
+
+extension FaultResponder {
+    /// `/dribble-head?interval=MS`: the status line, then the header section one byte every `interval`, endlessly
+    /// (`X-Dribble-1: 1`, `X-Dribble-2: 2`, …): every byte restarts a client's idle timeout, so only a deadline on
+    /// the whole head ends the wait.
+    static func dribbleHead(every interval: TimeAmount, on channel: any Channel) {
+        Self.write(Array("HTTP/1.1 200 OK\r\n".utf8), on: channel)
+        let state = NIOLockedValueBox<(line: [UInt8], index: Int, number: Int)>(([], 0, 0))
+        Self.dribble(every: interval, on: channel) {
+            state.withLockedValue { state in
+                if state.index == state.line.count {
+                    state.number += 1
+                    state.line = Array("X-Dribble-\(state.number): \(state.number)\r\n".utf8)
+                    state.index = 0
+                }
+                defer { state.index += 1 }
+                return state.line[state.index]
+            }
+        }
+    }
+
+    /// `/dribble-body?interval=MS`: a whole head (`Content-Length: 1000000`), then the body one byte every
+    /// `interval`, until the client closes.
+    static func dribbleBody(every interval: TimeAmount, on channel: any Channel) {
+        Self.write(Self.head("200 OK", ["Content-Type": "application/octet-stream", "Content-Length": "1000000"]), on: channel)
+        let count = NIOLockedValueBox(0)
+        Self.dribble(every: interval, on: channel) {
+            count.withLockedValue { count in
+                defer { count += 1 }
+                return UInt8(ascii: "a") + UInt8(count % 26)
+            }
+        }
+    }
+
+    /// Writes `next()` every `interval` until the connection closes.
+    private static func dribble(every interval: TimeAmount, on channel: any Channel, _ next: @escaping @Sendable () -> UInt8) {
+        let timer = channel.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+            Self.write([next()], on: channel)
+        }
+        channel.closeFuture.whenComplete { _ in timer.cancel() }
+    }
+}
