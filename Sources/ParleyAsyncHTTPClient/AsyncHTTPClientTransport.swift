@@ -33,9 +33,10 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         self.ownsClient = false
     }
 
-    /// A transport that creates (and, on ``shutdown()``, shuts down) its own `HTTPClient`.
+    /// A transport that creates (and, on ``shutdown()``, shuts down) its own `HTTPClient`, with Parley's
+    /// protections (``protected(_:)``) added to `configuration`.
     public init(configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration) {
-        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.protected(configuration))
         self.ownsClient = true
     }
 
@@ -43,7 +44,9 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
     /// (``/Parley/ParleyError/Kind/transport``) instead of being retried until the deadline (retrying is the job of
     /// a retry middleware, which knows which requests are safe to repeat), that a connection on which
     /// nothing arrives for 60 seconds fails with ``/Parley/ParleyError/Kind/timeout`` (10 seconds to connect), and that
-    /// redirects are not followed here but by the client's `RedirectPolicy`, the same on every transport.
+    /// redirects are not followed here but by the client's `RedirectPolicy`, the same on every transport. It has
+    /// Parley's protections (``protected(_:)``): a response with a status code below 100 fails its request instead
+    /// of ending the process.
     public static var defaultConfiguration: HTTPClient.Configuration {
         configuration()
     }
@@ -61,7 +64,7 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
             connect: TimeAmount(connectTimeout),
             read: TimeAmount(readTimeout)
         )
-        return configuration
+        return protected(configuration)
     }
 
     /// A transport on a process-wide `HTTPClient` with ``defaultConfiguration``. Like `HTTPClient.shared`
@@ -78,6 +81,11 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
 
     /// Sends the request. The URL comes from the request's scheme, authority and path when present
     /// (as Parley's `Client` sets them), otherwise from `baseURL` followed by the path.
+    ///
+    /// A request put on a pooled connection that the server had closed while it was idle, before anything of it was
+    /// written, is sent again once on a new connection. A streamed request body ends when the response does: a
+    /// server that answers before it has read the whole body (nginx may) gets no more of it, and the connection is
+    /// closed.
     public func send(
         _ request: HTTPRequest,
         body: HTTPBody?,
@@ -90,6 +98,7 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         for field in request.headerFields {
             outgoing.headers.add(name: field.name.rawName, value: field.value)
         }
+        var bodyProgress: RequestBodyProgress?
         if let body {
             switch body.length {
             case .known(let count) where count <= Self.wholeRequestBodyLimit:
@@ -103,17 +112,27 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
                     throw ParleyError.wrapping(error, as: .transport, "The request body could not be read: \(error)")
                 }
                 outgoing.body = .bytes(buffer)
-            case .known(let count):
-                outgoing.body = .stream(body.map { ByteBuffer(bytes: $0) }, length: .known(count))
-            case .unknown:
-                outgoing.body = .stream(body.map { ByteBuffer(bytes: $0) }, length: .unknown)
+            case .known, .unknown:
+                bodyProgress = stream(body, into: &outgoing)
             }
         }
         let incoming: HTTPClientResponse
         do {
             incoming = try await client.execute(outgoing, deadline: .distantFuture)
+        } catch where Self.isStaleConnection(error)
+            && (bodyProgress?.started != true || body?.iterationBehavior == .multiple)
+        {
+            // The pool handed out a kept-alive connection that the server had already closed while it was idle,
+            // and nothing of the request went out on it: sending it again, once, on a new connection is safe for
+            // any method. A streamed body that was started (into the void) is read again from the start if it can be.
+            if let body, bodyProgress?.started == true { bodyProgress = stream(body, into: &outgoing) }
+            do {
+                incoming = try await client.execute(outgoing, deadline: .distantFuture)
+            } catch {
+                throw Self.translate(error, request: request, bodyProgress: bodyProgress)
+            }
         } catch {
-            throw Self.translate(error, request: request)
+            throw Self.translate(error, request: request, bodyProgress: bodyProgress)
         }
         var fields = HTTPFields()
         fields.reserveCapacity(incoming.headers.count)
@@ -129,11 +148,23 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         let length: HTTPBody.Length =
             if let header = fields[.contentLength], let count = Int64(header) { .known(count) } else { .unknown }
         let responseBody = HTTPBody(
-            TranslatedBody(base: incoming.body, request: request),
+            TranslatedBody(base: incoming.body, request: request, bodyProgress: bodyProgress),
             length: length,
             iterationBehavior: .single
         )
         return (response, responseBody)
+    }
+
+    /// Sets `body` as `outgoing`'s streamed body and returns what will track it.
+    private func stream(_ body: HTTPBody, into outgoing: inout HTTPClientRequest) -> RequestBodyProgress {
+        let progress = RequestBodyProgress()
+        let stream = RequestBodyStream(base: body, progress: progress, eventLoops: client.eventLoopGroup)
+        if case .known(let count) = body.length {
+            outgoing.body = .stream(stream, length: .known(count))
+        } else {
+            outgoing.body = .stream(stream, length: .unknown)
+        }
+        return progress
     }
 
     /// Request bodies of a known length up to this many bytes are read into one buffer and sent with the head;
@@ -173,22 +204,30 @@ struct TranslatedBody: AsyncSequence, Sendable {
     typealias Failure = any Error
     let base: HTTPClientResponse.Body
     let request: HTTPRequest
+    /// The request body still being sent, if it streams: it ends when the response does.
+    let bodyProgress: RequestBodyProgress?
 
     struct AsyncIterator: AsyncIteratorProtocol {
         var base: HTTPClientResponse.Body.AsyncIterator
         let request: HTTPRequest
+        let bodyProgress: RequestBodyProgress?
 
         mutating func next() async throws -> ArraySlice<UInt8>? {
             do {
-                guard let buffer = try await base.next() else { return nil }
+                guard let buffer = try await base.next() else {
+                    // A server may answer before it has read the whole request body (nginx does): the call ends
+                    // here, and so does the upload, instead of going on behind the caller's back.
+                    bodyProgress?.responseEnded()
+                    return nil
+                }
                 return ArraySlice(buffer.readableBytesView)
             } catch {
-                throw AsyncHTTPClientTransport.translate(error, request: request, afterHead: true)
+                throw AsyncHTTPClientTransport.translate(error, request: request, afterHead: true, bodyProgress: bodyProgress)
             }
         }
     }
 
     func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), request: request)
+        AsyncIterator(base: base.makeAsyncIterator(), request: request, bodyProgress: bodyProgress)
     }
 }

@@ -88,13 +88,22 @@ struct TransferRuns {
             "ahc": "AsyncHTTPClientTransport", "urlsession": "URLSessionTransport",
             "urlsession-backpressure": "URLSessionTransport(backPressure: true)",
         ]
+        // The peak varies a lot from run to run (scheduling decides how far a reader falls behind a writer), and the
+        // target is about every run: each line reports the worst of several, each in a fresh child process.
+        let memoryRuns = quick ? 3 : 5
         for (name, transport, direction) in wantedMemory {
-            let figure = try await RSSTransfer.measure(transport: transport, direction: direction, setup: setup, server: baseURL)
+            var figures: [RSSTransfer.Figure] = []
+            for _ in 0..<memoryRuns {
+                figures.append(try await RSSTransfer.measure(transport: transport, direction: direction, setup: setup, server: baseURL))
+            }
+            guard let figure = figures.max(by: { $0.aboveIdleMiB < $1.aboveIdleMiB }) else { continue }
             let mib = figure.aboveIdleMiB
+            let all = figures.map { String(format: "%.1f", $0.aboveIdleMiB) }.joined(separator: ", ")
             rows.table.append(
                 "| rss \(name) (\(sizeLabel(size))) | \(transportLabels[transport] ?? transport): peak RSS "
-                    + "above idle (idle \(figure.baselineKiB / 1_024) MiB, transfer " + String(format: "%.1f s", figure.seconds)
-                    + (figure.peakReset ? "" : ", peak not reset: an upper bound") + ") | "
+                    + "above idle, worst of \(memoryRuns) runs (\(all) MiB; idle \(figure.baselineKiB / 1_024) MiB, transfer "
+                    + String(format: "%.1f s", figure.seconds)
+                    + (figures.allSatisfy(\.peakReset) ? "" : ", peak not reset: an upper bound") + ") | "
                     + String(format: "%.1f MiB", mib) + " | | | target | < 32 MiB | | | " + (mib < 32 ? "met" : "not met") + " |"
             )
             rows.ratios.append("rss \(name) " + String(format: "%.1f", mib))

@@ -19,6 +19,9 @@ extension Client {
     /// ``Transfer/value`` with ``ParleyError/Kind/invalidRequest`` before anything is sent, and a file whose size
     /// changes while it is sent fails it rather than send a mixed body. The body is replayable: a middleware that
     /// sends the request again (a retry) reads the file again from the start, and progress starts again with it.
+    /// A server may answer before it has read the whole body (nginx does when it does not need it): the upload then
+    /// ends with the call, the rest of the file is neither read nor sent, and the last progress is what the transport
+    /// had taken (URLSession on Linux sends the whole body before it hands over any answer).
     ///
     /// - Parameters:
     ///   - endpoint: what to call; its response is decoded as for ``send(_:)``.

@@ -30,6 +30,11 @@ struct CountingBody: AsyncSequence, Sendable {
         var sent: Int64 = 0
 
         mutating func next() async throws -> ArraySlice<UInt8>? {
+            // Once the transfer is over (the server answered before it had the whole body), the body ends with
+            // it: the file is not read any further, and the transport stops sending.
+            guard !reporter.isFinished else {
+                throw ParleyError(.cancelled, "The transfer has ended; the rest of its request body is not sent.")
+            }
             guard let chunk = try await base.next() else { return nil }
             sent += Int64(chunk.count)
             reporter.report(TransferProgress(completedBytes: sent, totalBytes: total))

@@ -42,10 +42,13 @@ final class ProgressReporter: Sendable {
         self.callback = callback
     }
 
-    /// Reports `progress` unless it equals the last report.
+    private let finished = LockedState(false)
+
+    /// Reports `progress` unless it equals the last report or the transfer has finished: what a transport still
+    /// takes of a body after the call has ended (a server that answered before reading all of it) is not sent.
     func report(_ progress: TransferProgress) {
         let changed = last.withLock { last -> Bool in
-            guard last != progress else { return false }
+            guard last != progress, !isFinished else { return false }
             last = progress
             return true
         }
@@ -54,8 +57,12 @@ final class ProgressReporter: Sendable {
         callback?(progress)
     }
 
-    /// Ends the sequence.
+    /// Whether the transfer has ended (``finish()``).
+    var isFinished: Bool { finished.withLock { $0 } }
+
+    /// Ends the sequence; later reports are dropped.
     func finish() {
+        finished.withLock { $0 = true }
         continuation.finish()
     }
 
