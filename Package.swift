@@ -124,6 +124,7 @@ let package = Package(
             dependencies: [
                 "Parley",
                 "ParleyAsyncHTTPClient",
+                "ParleyURLSession",
                 "ParleyJSONRPC",
                 "ParleyJSONRPCWebSocket",
                 "ParleyDemoServer",

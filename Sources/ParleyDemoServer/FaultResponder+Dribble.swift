@@ -8,6 +8,18 @@ extension FaultResponder {
     static func dribbleHead(every interval: TimeAmount, on channel: any Channel) {
         Self.write(Array("HTTP/1.1 200 OK\r\n".utf8), on: channel)
         let state = NIOLockedValueBox<(line: [UInt8], index: Int, number: Int)>(([], 0, 0))
+        // When the server closes the connection (it stops), the head is completed first: a client still waiting must
+        // not see a head cut short. FoundationNetworking (Swift 6.3 toolchain) ends the process on one, a known
+        // limitation with a test of its own that no timing test should trigger by accident.
+        let rest: @Sendable () -> [UInt8] = {
+            state.withLockedValue { state in
+                defer { state.index = state.line.count }
+                return Array(state.line[state.index...]) + Array("Content-Length: 0\r\n\r\n".utf8)
+            }
+        }
+        channel.eventLoop.execute {
+            try? channel.pipeline.syncOperations.addHandler(HeadCompletingCloser(rest: rest), position: .first)
+        }
         Self.dribble(every: interval, on: channel) {
             state.withLockedValue { state in
                 if state.index == state.line.count {
@@ -40,5 +52,26 @@ extension FaultResponder {
             Self.write([next()], on: channel)
         }
         channel.closeFuture.whenComplete { _ in timer.cancel() }
+    }
+}
+
+/// Writes the end of a dribbled head before a close the server asks for goes through (see
+/// ``FaultResponder/dribbleHead(every:on:)``).
+final class HeadCompletingCloser: ChannelOutboundHandler, RemovableChannelHandler {
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let rest: @Sendable () -> [UInt8]
+    private var completed = false
+
+    init(rest: @escaping @Sendable () -> [UInt8]) {
+        self.rest = rest
+    }
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard !completed, context.channel.isActive else { return context.close(mode: mode, promise: promise) }
+        completed = true
+        context.writeAndFlush(Self.wrapOutboundOut(ByteBuffer(bytes: rest()))).assumeIsolated()
+            .whenComplete { _ in context.close(mode: mode, promise: promise) }
     }
 }

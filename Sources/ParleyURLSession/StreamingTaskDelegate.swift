@@ -138,7 +138,10 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         // Counted before it can be read, so that the reader's `consumed` never runs ahead of `received`.
         gate.received(data.count)
-        if !buffer.append(ArraySlice(data)) {
+        // One memcpy: `ArraySlice(data)` copies byte by byte through Data's iterator when not specialised (debug
+        // builds), and this runs while FoundationNetworking's one work queue waits for the delegate queue.
+        let bytes = data.withUnsafeBytes { ArraySlice($0.bindMemory(to: UInt8.self)) }
+        if !buffer.append(bytes) {
             // Abandoned or failed: nobody reads it, and the gate must not wait for it to be consumed.
             gate.consumed(data.count)
         }

@@ -145,7 +145,10 @@ extension DefaultLimitsTests {
 extension DefaultLimitsTests {
     /// The head's clock starts once the whole request body has been taken: an upload whose source takes ~4 s (10
     /// chunks of 64 KiB, 400 ms apart: a slow disk or network source) is not cut off by a 2 s head deadline.
-    @Test("the head deadline starts after the request body has been sent", arguments: TransportKind.allCases)
+    /// On AsyncHTTPClient only: the deadline is the client's, the same on every transport, and over URLSession a
+    /// body this slow holds FoundationNetworking's one work queue (libcurl reads it there) for its 4 s, stalling every
+    /// other URLSession call of the test process (a documented limitation of that transport on Linux).
+    @Test("the head deadline starts after the request body has been sent", arguments: [TransportKind.asyncHTTPClient])
     func headDeadlineAfterUpload(_ kind: TransportKind) async throws {
         let chunk = [UInt8](repeating: UInt8(ascii: "u"), count: 64 << 10)
         let count = 10
