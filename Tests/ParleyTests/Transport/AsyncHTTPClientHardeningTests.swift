@@ -225,12 +225,26 @@ extension AsyncHTTPClientHardeningTests {
 struct AsyncHTTPClientUpstreamCrashTests {
     @Test("a plain HTTPClient dies by a signal on HTTP/1.1 000 (known limitation; this test flips when upstream fixes it)")
     func unprotectedClientCrashes() async throws {
+        try await Self.expectCrash(
+            probe: "_probe-unprotected-ahc",
+            response: "HTTP/1.1 000 Weird\r\nContent-Length: 2\r\n\r\n{}",
+            fixed: """
+                An unprotected AsyncHTTPClient no longer crashes on a status code below 100. Upstream has fixed it: \
+                update the known limitation in Sources/Parley/Parley.docc/Transports.md and the README, \
+                docs/upstream/async-http-client-interim-status-crash.md, and consider dropping \
+                HTTP1ConnectionGuard's status check.
+                """
+        )
+    }
+
+    /// Runs `parley PROBE URL` against a ``ConnectionFaultServer`` that answers `response`, and expects the child to
+    /// die by a signal; if it exits instead, the dependency was fixed and the issue recorded says `fixed`.
+    static func expectCrash(probe: String, response: String, fixed: String) async throws {
         let server = try await ConnectionFaultServer.start()
-        let bytes = "HTTP/1.1 000 Weird\r\nContent-Length: 2\r\n\r\n{}"
-        let encoded = bytes.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let encoded = response.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         let run: (Process.TerminationReason, Int32, String)
         do {
-            run = try await Self.run(try #require(ParleyRun.executable), ["_probe-unprotected-ahc", "\(server.baseURL)/raw?bytes=\(encoded)"])
+            run = try await Self.run(try #require(ParleyRun.executable), [probe, "\(server.baseURL)/raw?bytes=\(encoded)"])
         } catch {
             await server.stop()
             throw error
@@ -238,14 +252,7 @@ struct AsyncHTTPClientUpstreamCrashTests {
         await server.stop()
         let (reason, status, output) = run
         if reason == .exit {
-            Issue.record(
-                """
-                An unprotected AsyncHTTPClient no longer crashes on a status code below 100 (it exited with \(status): \
-                \(output)). Upstream has fixed it: update the known limitation in Sources/Parley/Parley.docc/Transports.md \
-                and the README, docs/upstream/async-http-client-interim-status-crash.md, and consider dropping \
-                HTTP1ConnectionGuard's status check.
-                """
-            )
+            Issue.record("\(fixed) (The child exited with \(status): \(output))")
         } else {
             #expect([SIGILL, SIGTRAP, SIGABRT].contains(status), "died by signal \(status)")
         }
@@ -290,30 +297,14 @@ struct AsyncHTTPClientUpstreamCrashTests {
 struct URLSessionUpstreamCrashTests {
     @Test("URLSessionTransport's process dies by a signal when the server closes in the middle of the head (known limitation)")
     func headCutShortCrashes() async throws {
-        let server = try await ConnectionFaultServer.start()
-        let bytes = "HTTP/1.1 200 OK\r\nX-Cut: here\r\n"
-        let encoded = bytes.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        let run: (Process.TerminationReason, Int32, String)
-        do {
-            run = try await AsyncHTTPClientUpstreamCrashTests.run(
-                try #require(ParleyRun.executable), ["_probe-urlsession", "\(server.baseURL)/raw?bytes=\(encoded)"]
-            )
-        } catch {
-            await server.stop()
-            throw error
-        }
-        await server.stop()
-        let (reason, status, output) = run
-        if reason == .exit {
-            Issue.record(
+        try await AsyncHTTPClientUpstreamCrashTests.expectCrash(
+            probe: "_probe-urlsession",
+            response: "HTTP/1.1 200 OK\r\nX-Cut: here\r\n",
+            fixed: """
+                URLSessionTransport no longer ends the process on a response head cut short: the toolchain's \
+                FoundationNetworking has the fix. Update the known limitation in the README and \
+                Sources/Parley/Parley.docc/Transports.md.
                 """
-                URLSessionTransport no longer ends the process on a response head cut short (it exited with \(status): \
-                \(output)). The toolchain's FoundationNetworking has the fix: update the known limitation in the README \
-                and Sources/Parley/Parley.docc/Transports.md.
-                """
-            )
-        } else {
-            #expect([SIGILL, SIGTRAP, SIGABRT].contains(status), "died by signal \(status)")
-        }
+        )
     }
 }
