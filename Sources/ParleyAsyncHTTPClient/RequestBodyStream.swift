@@ -64,9 +64,15 @@ struct RequestBodyStream: AsyncSequence, Sendable {
         let progress: RequestBodyProgress
         let eventLoops: any EventLoopGroup
         var sinceSync = 0
+        /// Whether to wait for the event loops every ``RequestBodyStream/syncInterval`` bytes (see `next()`).
+        static let waitsForEventLoops = false
 
         mutating func next() async throws -> ByteBuffer? {
-            if sinceSync >= RequestBodyStream.syncInterval {
+            // Waiting here every syncInterval bytes until the event loops had run the writes queued before (an
+            // `EventLoopFuture.get()` per loop) bounded a fast upload's memory (worst of 5: 89.5 MiB → 3.6 MiB), but
+            // ThreadSanitizer reports a data race between that continuation's resumption on the event loop and the
+            // body's task: off until it is understood (issue 14, 4c).
+            if Self.waitsForEventLoops, sinceSync >= RequestBodyStream.syncInterval {
                 sinceSync = 0
                 let hops = eventLoops.makeIterator().map { $0.submit {} }
                 for hop in hops { try await hop.get() }
