@@ -45,8 +45,9 @@ struct RequestBodyAbandoned: Error, CustomStringConvertible {
 /// while the channel counts as writable; it learns that the channel is no longer writable only when the loop has run
 /// those tasks. A source faster than the socket (a file in the page cache) on a busy machine so queues tens or
 /// hundreds of MiB of parts on the loop (a 1 GiB upload peaked between 11 and 176 MiB above idle). Every
-/// ``syncInterval`` bytes this sequence waits until every loop of the client's group has run what was queued before,
-/// by then AsyncHTTPClient has seen the channel's writability and pauses the body when it should.
+/// ``syncInterval`` bytes this sequence can wait until every loop of the client's group has run what was queued before,
+/// by then AsyncHTTPClient has seen the channel's writability and pauses the body when it should; that wait is off for
+/// now (`waitsForEventLoops`, see `next()`).
 struct RequestBodyStream: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
     typealias Failure = any Error
