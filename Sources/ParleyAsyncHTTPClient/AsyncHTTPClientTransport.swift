@@ -119,9 +119,12 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         let incoming: HTTPClientResponse
         do {
             incoming = try await client.execute(outgoing, deadline: .distantFuture)
-        } catch where Self.isStaleConnection(error)
+        } catch where Self.isStaleConnection(error) && !Task.isCancelled
             && (bodyProgress?.started != true || body?.iterationBehavior == .multiple)
         {
+            // Not after a cancellation: cancelling a request closes its channel, which can also read as "I/O on
+            // closed channel", and a retry then would open a new connection for a call that is over (the fault
+            // suites saw it still open 5 s later).
             // The pool handed out a kept-alive connection that the server had already closed while it was idle,
             // and nothing of the request went out on it: sending it again, once, on a new connection is safe for
             // any method. A streamed body that was started (into the void) is read again from the start if it can be.
