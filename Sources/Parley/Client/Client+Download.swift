@@ -42,8 +42,8 @@ extension Client {
             let transfer = { @Sendable () async throws(ParleyError) -> DownloadResult in
                 try await self.transfer(endpoint, to: destination, resume: resume, reporter: reporter)
             }
-            guard let timeout = endpoint.timeout ?? self.configuration.timeout else { return try await transfer() }
             do {
+                guard let timeout = endpoint.timeout ?? self.configuration.timeout else { return try await transfer() }
                 return try await Deadline.run(
                     within: timeout,
                     expired: {
@@ -55,14 +55,10 @@ extension Client {
                     },
                     transfer
                 )
-            } catch let error as ParleyError {
-                var failure = error
-                if failure.request == nil, let request = try? self.makeRequestHead(endpoint) {
-                    failure.request = Self.summary(of: request)
-                }
-                throw failure
             } catch {
-                throw ParleyError.wrapping(error, as: .transport, "The download failed: \(error)")
+                let failure = Pipeline.classify(error)
+                guard let request = try? self.makeRequestHead(endpoint) else { throw failure }
+                throw Pipeline.failure(failure, request: request)
             }
         }
     }
@@ -85,7 +81,7 @@ extension Client {
                 headers[.range] = "bytes=\(start.offset)-"
                 headers[.ifRange] = start.validator
             }
-            let streamed = try await self.stream(endpoint, extraHeaders: headers, rangeRequested: start != nil)
+            let streamed = try await self.stream(endpoint, extraHeaders: headers, timeout: nil, rangeRequested: start != nil)
             let response = streamed.response
             if response.status.code == 416, let offset = start?.offset {
                 // The partial file may already be whole; otherwise it does not match: start again.

@@ -20,7 +20,9 @@ extension Client {
         maxEventSize: Int = 8 << 20
     ) -> ServerSentEventStream {
         ServerSentEventStream(
-            connect: { headers async throws(ParleyError) in try await self.stream(endpoint, extraHeaders: headers) },
+            connect: { headers async throws(ParleyError) in
+                try await self.stream(endpoint, extraHeaders: headers, timeout: endpoint.timeout ?? self.configuration.timeout)
+            },
             lastEventID: lastEventID,
             policy: reconnect,
             maxEventSize: maxEventSize

@@ -42,7 +42,8 @@ public protocol Endpoint<Response>: Sendable {
     /// The time allowed for the whole call; `nil` (the default) uses the client's timeout. When set, it also replaces
     /// the client's ``Client/Configuration/responseHeadTimeout`` for this endpoint's calls.
     var timeout: Duration? { get }
-    /// A short stable name for logs and metrics. Default: the type's name.
+    /// A short stable name for logs, metrics and spans. Default: the type's name. Every middleware and the transport
+    /// receive it as the `operationID` of each request of the call, and ``CallContext/endpointName`` holds it.
     var name: String { get }
     /// Whether sending the request twice has the same effect as sending it once, so that ``RetryMiddleware`` and a
     /// 307/308 redirect may send it again. Default: the method's (GET, HEAD, PUT, DELETE, OPTIONS and TRACE

@@ -130,7 +130,7 @@ public struct LoggingMiddleware: ClientMiddleware {
 extension LoggingMiddleware: CallOutcomeObserver {
     /// Logs, at ``failureLevel``, a call whose response came back through the middleware but that failed above
     /// it: a status the endpoint does not accept, a body that does not decode, a validator that rejects it.
-    package func callFailedAfterChain(_ error: ParleyError, request: HTTPRequest, endpoint: String) {
+    public func callFailedAfterChain(_ error: ParleyError, request: HTTPRequest, endpoint: String) {
         guard logger.logLevel <= failureLevel else { return }
         LogLine(middleware: self, request: request, url: RequestURL(request, baseURL: nil), endpoint: endpoint, attempt: nil)
             .logFailureAfterChain(error, to: logger)

@@ -92,7 +92,7 @@ public struct MetricsMiddleware: ClientMiddleware {
 
 extension MetricsMiddleware: CallOutcomeObserver {
     /// Counts a failure found after the chain (status, decoding, validation) in `http.client.errors`.
-    package func callFailedAfterChain(_ error: ParleyError, request: HTTPRequest, endpoint: String) {
+    public func callFailedAfterChain(_ error: ParleyError, request: HTTPRequest, endpoint: String) {
         let dimensions = [
             ("method", ObservationLabels.method(request.method)),
             ("endpoint", endpoint),

@@ -34,17 +34,12 @@ final class RequestTracing: Sendable {
 
     private init() {}
 
-    /// Runs `operation` with a new hand-off bound when `middlewares` include a ``TracingMiddleware``; with none
-    /// bound (hiding an outer call's from this call's middlewares) when they do not but an outer call traces;
-    /// otherwise, as without middlewares, as it is.
-    static func bind<T>(
-        for middlewares: [any ClientMiddleware],
-        _ operation: (RequestTracing?) async throws -> T
-    ) async rethrows -> T {
-        if middlewares.isEmpty { return try await operation(nil) }
-        let tracing = middlewares.contains { $0 is TracingMiddleware } ? RequestTracing() : nil
-        guard tracing != nil || current != nil else { return try await operation(nil) }
-        return try await $current.withValue(tracing) { try await operation(tracing) }
+    /// Runs `operation` with a new hand-off bound when the call traces (its client's middlewares include a
+    /// ``TracingMiddleware``); with none bound when it does not but an outer call traces, hiding the outer call's
+    /// hand-off from this call's stages; otherwise as it is.
+    static func bind<T>(tracing: Bool, _ operation: () async throws -> T) async rethrows -> T {
+        guard tracing || current != nil else { return try await operation() }
+        return try await $current.withValue(tracing ? RequestTracing() : nil) { try await operation() }
     }
 
     /// Takes the hand-off for `tracer`; `false` when an earlier middleware took it.

@@ -1,30 +1,3 @@
-extension Client {
-    /// Runs `operation`, failing with ``ParleyError/Kind/timeout`` once `timeout` has passed: the call's overall
-    /// limit (the endpoint's ``Endpoint/timeout`` or ``Configuration/timeout``).
-    static func withTimeout<Value: Sendable>(
-        _ timeout: Duration,
-        _ operation: @escaping @Sendable () async throws(ParleyError) -> Value
-    ) async throws(ParleyError) -> Value {
-        do {
-            return try await Deadline.run(
-                within: timeout,
-                expired: {
-                    ParleyError(
-                        .timeout,
-                        "The call did not complete within its timeout of \(timeout) (the endpoint's timeout, or "
-                            + "Client.Configuration.timeout); raise it if the server is legitimately this slow."
-                    )
-                },
-                operation
-            )
-        } catch let error as ParleyError {
-            throw error
-        } catch {
-            throw ParleyError.wrapping(error, as: .transport, "The call failed: \(error)")
-        }
-    }
-}
-
 /// Parley's one time-limit mechanism, structured: the operation and a timer run as the two children of a task
 /// group; whichever ends first decides, and the other is cancelled and awaited, so nothing outlives the call.
 ///

@@ -6,34 +6,29 @@ import Foundation
 import HTTPTypes
 import OpenAPIRuntime
 
-extension Client {
-    /// Builds the wire request for `endpoint`: URL parts, merged and validated headers, encoded body.
-    /// `body`, when given, replaces the endpoint's own.
-    func makeRequest<E: Endpoint>(_ endpoint: E, body: RequestBody? = nil) throws(ParleyError) -> (HTTPRequest, HTTPBody?) {
-        var request = try makeRequestHead(endpoint)
-        do {
-            request.headerFields = try configuration.headers.merging(endpoint.headers).httpFields()
-        } catch {
-            var failure = error
-            failure.request = Self.summary(of: request)
-            throw failure
+extension Pipeline {
+    /// Builds the wire request for `endpoint` on `head` (``makeRequestHead(_:)``): merged and validated headers,
+    /// `extraHeaders` where the endpoint sets no field of that name, the encoded body (`body`, when given, replaces
+    /// the endpoint's own).
+    func makeRequest<E: Endpoint>(
+        _ endpoint: E,
+        head: HTTPRequest,
+        body: RequestBody? = nil,
+        extraHeaders: HTTPFields = [:]
+    ) throws(ParleyError) -> (HTTPRequest, HTTPBody?) {
+        var request = head
+        request.headerFields = try configuration.headers.merging(endpoint.headers).httpFields()
+        for field in extraHeaders where request.headerFields[field.name] == nil {
+            request.headerFields.append(field)
         }
         let made: (body: HTTPBody, contentType: String?)?
         do {
             made = try (body ?? endpoint.body).make(encoder: configuration.jsonEncoder)
         } catch let error as ParleyError {
             // A file that cannot be read, a multipart form that cannot be built: the body says what is wrong.
-            var failure = error
-            failure.request = Self.summary(of: request)
-            throw failure
+            throw error
         } catch {
-            var failure = ParleyError(
-                .encoding,
-                "The body of \(endpoint.name) could not be encoded: \(error). Nothing was sent.",
-                underlying: error
-            )
-            failure.request = Self.summary(of: request)
-            throw failure
+            throw ParleyError(.encoding, "The body of \(endpoint.name) could not be encoded: \(error). Nothing was sent.", underlying: error)
         }
         guard let made else { return (request, nil) }
         if let contentType = made.contentType, request.headerFields[.contentType] == nil {

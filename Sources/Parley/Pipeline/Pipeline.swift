@@ -1,0 +1,294 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import HTTPTypes
+import OpenAPIRuntime
+
+/// The order of every call a ``Client`` makes, in one place. Built once per client; every entry point (``Client/send(_:)``,
+/// ``Client/response(for:)``, ``Client/upload(_:body:onProgress:)``, ``Client/stream(_:)``, ``Client/events(_:lastEventID:reconnect:maxEventSize:)``,
+/// ``Client/download(_:to:resume:onProgress:)``, JSON-RPC over HTTP) is an adapter that says what to do with the
+/// response (decode it, validate its head and stream it, write it to a file) and calls ``execute(_:body:extraHeaders:progress:timeout:consume:)``.
+///
+/// A call, top to bottom (``execute(_:body:extraHeaders:progress:timeout:consume:)``):
+///
+/// 1. **target**: the endpoint's method and URL, built once from the parsed base URL; it names the call in every error;
+/// 2. **deadline**: the call's timeout (the endpoint's, else ``Client/Configuration/timeout``) over everything below;
+/// 3. **limiter**: a slot of ``Client/Configuration/maxConcurrentRequests``, taken before the body is encoded and
+///    held until the response body has been read or dropped;
+/// 4. **request**: header fields (client's, endpoint's, the adapter's) and the encoded body, counted for progress;
+/// 5. **scope**: ``CallContext/current`` and what the stages below read per call (``CallScope``);
+/// 6. **middlewares**: the client's, outermost first; each sees the call once (a retry sends it down again);
+/// 7. **redirects**: each hop followed by the client's ``RedirectPolicy``, credentials kept to their origin;
+/// 8. **per request**: each request handed down from here (every attempt, every hop) gets its tracing span, then
+///    passes the client's request middlewares;
+/// 9. **transport**: header checks, decompression negotiated, the response head awaited within
+///    ``Client/Configuration/responseHeadTimeout``, the body inflated on the way back;
+/// 10. **consume**: the adapter's step (validation and decoding, or a stream) on the response;
+///
+/// and one place, ``failure(_:request:)``, where every error leaves: cancellation classified first, the request attached.
+struct Pipeline: Sendable {
+    /// A stage's view of what is below it: the `next` of a `ClientMiddleware`.
+    typealias Handler = @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+
+    let baseURL: URL
+    let base: Result<BaseURL, ParleyError>
+    let limiter: ConcurrencyLimiter?
+    let configuration: Client.Configuration
+    let middlewares: [any ClientMiddleware]
+    let requestMiddlewares: [any ClientMiddleware]
+    /// Whether a ``TracingMiddleware`` is among the middlewares (it then opens one span per request sent, stage 8).
+    let tracesRequests: Bool
+    /// Stages 6 to 9, composed once.
+    let handler: Handler
+
+    init(
+        baseURL: URL,
+        base: Result<BaseURL, ParleyError>,
+        transport: any ClientTransport,
+        middlewares: [any ClientMiddleware],
+        requestMiddlewares: [any ClientMiddleware],
+        limiter: ConcurrencyLimiter?,
+        configuration: Client.Configuration
+    ) {
+        self.baseURL = baseURL
+        self.base = base
+        self.limiter = limiter
+        self.configuration = configuration
+        self.middlewares = middlewares
+        self.requestMiddlewares = requestMiddlewares
+        self.tracesRequests = middlewares.contains { $0 is TracingMiddleware }
+        // Composed from the inside out: 9, 8, 7, 6.
+        var handler = Self.transportStage(transport, base: try? base.get(), decompression: configuration.decompression)
+        handler = Self.middlewareStage(requestMiddlewares, around: handler)
+        handler = Self.tracingStage(around: handler)
+        handler = Self.redirectStage(RedirectFollower(policy: configuration.redirects), around: handler)
+        handler = Self.middlewareStage(middlewares, around: handler)
+        self.handler = handler
+    }
+
+    // MARK: - One call
+
+    /// Runs one call of `endpoint` through every stage and hands the response to `consume` (within the deadline).
+    ///
+    /// - Parameters:
+    ///   - body: replaces the endpoint's own body when given.
+    ///   - extraHeaders: fields added to the request where the endpoint does not set them (a download's `Range`).
+    ///   - progress: told of the request body's bytes as the transport takes them.
+    ///   - timeout: the call's limit over every stage, `consume` included; `nil` for none.
+    ///   - consume: the adapter's step on the response; its body holds the call's slot until read or dropped.
+    func execute<E: Endpoint, Value: Sendable>(
+        _ endpoint: E,
+        body override: RequestBody? = nil,
+        extraHeaders: HTTPFields = [:],
+        progress: ProgressReporter? = nil,
+        timeout: Duration?,
+        consume: @escaping @Sendable (HTTPResponse, HTTPBody?) async throws(ParleyError) -> Value
+    ) async throws(ParleyError) -> Value {
+        // 1. target
+        let target = try makeRequestHead(endpoint)
+        let call = { @Sendable () async throws(ParleyError) -> Value in
+            // 3. limiter
+            let permit = try await limiter?.acquire()
+            // 4. request
+            let request: HTTPRequest
+            var body: HTTPBody?
+            do throws(ParleyError) {
+                (request, body) = try makeRequest(endpoint, head: target, body: override, extraHeaders: extraHeaders)
+            } catch {
+                permit?.release()
+                throw error
+            }
+            if let progress, let unwrapped = body { body = CountingBody.wrap(unwrapped, reporter: progress) }
+            // 5 to 9
+            let response: HTTPResponse
+            var responseBody: HTTPBody?
+            do {
+                (response, responseBody) = try await exchange(request, body: body, endpoint: endpoint)
+            } catch {
+                permit?.release()
+                throw Self.classify(error)
+            }
+            if let permit { responseBody = ConcurrencyLimiter.holding(permit, until: responseBody) }
+            // 10. consume
+            do throws(ParleyError) {
+                return try await consume(response, responseBody)
+            } catch {
+                reportFailureAfterChain(error, request: request, endpoint: endpoint.name)
+                throw error
+            }
+        }
+        do throws(ParleyError) {
+            // 2. deadline
+            guard let timeout else { return try await call() }
+            return try await Self.within(timeout, call)
+        } catch {
+            throw Self.failure(error, request: target)
+        }
+    }
+
+    /// Stages 5 to 9 for one built request.
+    private func exchange<E: Endpoint>(_ request: HTTPRequest, body: HTTPBody?, endpoint: E) async throws -> (HTTPResponse, HTTPBody?) {
+        let context = CallContext(endpointName: endpoint.name, isIdempotent: endpoint.isIdempotent)
+        let scope = CallScope(operationID: endpoint.name, headTimeout: endpoint.timeout ?? configuration.responseHeadTimeout)
+        return try await CallContext.$current.withValue(context) {
+            try await CallScope.$current.withValue(scope) {
+                try await ResponseDecompression.$forTransport.withValue(configuration.decompression) {
+                    try await RequestTracing.bind(tracing: tracesRequests) {
+                        try await handler(request, body, baseURL)
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: - Stages 6 to 9
+
+    /// Stage 6 (and the request middlewares of 8): `middlewares` around `next`, outermost first. A middleware's own
+    /// error (not a `ParleyError` from below) is classified as ``ParleyError/Kind/middleware``, naming it.
+    private static func middlewareStage(_ middlewares: [any ClientMiddleware], around next: @escaping Handler) -> Handler {
+        var handler = next
+        for middleware in middlewares.reversed() {
+            let downstream = handler
+            handler = { request, body, url in
+                do {
+                    return try await middleware.intercept(
+                        request, body: body, baseURL: url, operationID: CallScope.current?.operationID ?? "", next: downstream
+                    )
+                } catch {
+                    throw ParleyError.wrapping(error, as: .middleware, "The middleware \(type(of: middleware)) failed: \(error)")
+                }
+            }
+        }
+        return handler
+    }
+
+    /// Stage 7: redirects followed under the middlewares, so that each middleware sees the call once.
+    private static func redirectStage(_ redirects: RedirectFollower, around next: @escaping Handler) -> Handler {
+        { request, body, url in try await redirects.send(request, body: body, baseURL: url, hop: next) }
+    }
+
+    /// Stage 8: one span per request handed down, when the call traces.
+    private static func tracingStage(around next: @escaping Handler) -> Handler {
+        { request, body, url in
+            guard let tracing = RequestTracing.current else { return try await next(request, body, url) }
+            return try await tracing.send(request, body: body, baseURL: url, hop: next)
+        }
+    }
+
+    /// Stage 9: the request checked and handed to `transport` with its origin as base URL, the head awaited within the
+    /// call's head limit, the body inflated.
+    private static func transportStage(_ transport: any ClientTransport, base: BaseURL?, decompression: ResponseDecompression?) -> Handler {
+        { request, body, url in
+            let request = decompression?.prepare(request) ?? request
+            let url = Client.transportBaseURL(for: request, base: base, fallback: url)
+            try HeaderInjection.check(request)
+            let scope = CallScope.current
+            let operationID = scope?.operationID ?? ""
+            let response: HTTPResponse
+            let responseBody: HTTPBody?
+            do {
+                if let limit = scope?.headTimeout {
+                    (response, responseBody) = try await HeadDeadline(limit: limit).send(request, body: body) { request, body in
+                        try await transport.send(request, body: body, baseURL: url, operationID: operationID)
+                    }
+                } else {
+                    (response, responseBody) = try await transport.send(request, body: body, baseURL: url, operationID: operationID)
+                }
+            } catch {
+                throw transportFailure(error, request: request)
+            }
+            guard let decompression else { return (response, responseBody) }
+            return try decompression.decode(response, body: responseBody)
+        }
+    }
+
+    // MARK: - Failures
+
+    /// Every error of a call on its way out: a call whose task was cancelled fails as ``ParleyError/Kind/cancelled``
+    /// (unless it already says timeout or cancelled), and the request is attached once.
+    static func failure(_ error: ParleyError, request: HTTPRequest) -> ParleyError {
+        var error = error
+        if error.kind != .timeout, error.kind != .cancelled, Task.isCancelled {
+            error = ParleyError(.cancelled, "The call was cancelled before it completed.", underlying: error)
+        }
+        if error.request == nil { error.request = summary(of: request) }
+        return error
+    }
+
+    /// What comes out of stages 6 to 9 as a `ParleyError`: the stages throw only `ParleyError`s, but a middleware may
+    /// rethrow something else.
+    static func classify(_ error: any Error) -> ParleyError {
+        if let error = error as? ParleyError { return error }
+        return ParleyError.wrapping(error, as: .middleware, "A middleware failed: \(error)")
+    }
+
+    /// A transport's failure as a `ParleyError` (``ParleyError/Kind/cancelled`` when the task was cancelled), with
+    /// the user info of `request`'s URL, if it has any, scrubbed out of it.
+    static func transportFailure(_ error: any Error, request: HTTPRequest? = nil) -> ParleyError {
+        let failure: ParleyError
+        if Task.isCancelled, !(error is ParleyError) {
+            failure = ParleyError(.cancelled, "The call was cancelled while in the transport.", underlying: error)
+        } else {
+            failure = ParleyError.wrapping(error, as: .transport, "The transport failed: \(error)")
+        }
+        guard let request else { return failure }
+        let secrets = RequestURLText.userInfoSecrets(request.absoluteURLString(baseURL: nil))
+        return secrets.isEmpty ? failure : Redaction(secrets).scrub(failure)
+    }
+
+    /// The method and URL of `request` for an error, user info redacted.
+    static func summary(of request: HTTPRequest) -> ParleyError.RequestSummary {
+        ParleyError.RequestSummary(method: request.method, url: RequestURLText.redactingUserInfo(request.absoluteURLString(baseURL: nil)))
+    }
+
+    /// Tells the middlewares (either list) that observe outcomes that the call failed after the chain.
+    func reportFailureAfterChain(_ error: ParleyError, request: HTTPRequest, endpoint: String) {
+        guard error.kind.arisesAfterChain else { return }
+        for case let observer as any CallOutcomeObserver in middlewares {
+            observer.callFailedAfterChain(error, request: request, endpoint: endpoint)
+        }
+        for case let observer as any CallOutcomeObserver in requestMiddlewares {
+            observer.callFailedAfterChain(error, request: request, endpoint: endpoint)
+        }
+    }
+
+    // MARK: - Deadline
+
+    /// `operation` within the call's `timeout` (``Deadline``), failing with ``ParleyError/Kind/timeout``.
+    static func within<Value: Sendable>(
+        _ timeout: Duration,
+        what: String = "The call",
+        _ operation: @escaping @Sendable () async throws(ParleyError) -> Value
+    ) async throws(ParleyError) -> Value {
+        do {
+            return try await Deadline.run(
+                within: timeout,
+                expired: {
+                    ParleyError(
+                        .timeout,
+                        "\(what) did not complete within its timeout of \(timeout) (the endpoint's timeout, or "
+                            + "Client.Configuration.timeout); raise it if the server is legitimately this slow."
+                    )
+                },
+                operation
+            )
+        } catch let error as ParleyError {
+            throw error
+        } catch {
+            throw ParleyError.wrapping(error, as: .transport, "The call failed: \(error)")
+        }
+    }
+}
+
+/// What the stages under the middlewares read of the call in progress (bound by ``Pipeline`` around stage 6): built
+/// once per call, so that the stages themselves are composed once per client.
+struct CallScope: Sendable {
+    /// The endpoint's name, handed to middlewares and the transport as `operationID`.
+    let operationID: String
+    /// The limit on each response head (``HeadDeadline``): the endpoint's timeout, else the client's head timeout.
+    let headTimeout: Duration?
+
+    @TaskLocal static var current: CallScope?
+}
