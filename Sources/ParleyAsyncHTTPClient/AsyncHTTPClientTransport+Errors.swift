@@ -15,9 +15,16 @@ extension AsyncHTTPClientTransport {
         _ error: any Error,
         request: HTTPRequest,
         afterHead: Bool = false,
-        bodyProgress: RequestBodyProgress? = nil
+        bodyProgress: RequestBodyProgress? = nil,
+        headLimit: Duration? = nil
     ) -> ParleyError {
         if let error = error as? ParleyError { return error }
+        if let headLimit, let error = error as? HTTPClientError, error == .deadlineExceeded {
+            // The deadline this transport set for the head (HeadLimitingTransport): the pipeline's head limit.
+            var expired = HeadDeadline.expired(headLimit)
+            expired.underlying = error
+            return expired
+        }
         if error is CancellationError {
             return ParleyError(.cancelled, "The request was cancelled.", underlying: error)
         }

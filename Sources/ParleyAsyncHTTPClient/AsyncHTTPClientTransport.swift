@@ -92,6 +92,17 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         baseURL: URL,
         operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
+        try await execute(request, body: body, baseURL: baseURL, headLimit: nil)
+    }
+
+    /// ``send(_:body:baseURL:operationID:)``, with the wait for the response head bounded by `headLimit` through
+    /// AsyncHTTPClient's own deadline (which ends when the head arrives).
+    private func execute(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        headLimit: Duration?
+    ) async throws -> (HTTPResponse, HTTPBody?) {
         var outgoing = HTTPClientRequest(url: request.absoluteURLString(baseURL: baseURL))
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         outgoing.headers.reserveCapacity(request.headerFields.count)
@@ -117,8 +128,9 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
             }
         }
         let incoming: HTTPClientResponse
+        let deadline = headLimit.map { NIODeadline.now() + TimeAmount($0) } ?? .distantFuture
         do {
-            incoming = try await client.execute(outgoing, deadline: .distantFuture)
+            incoming = try await client.execute(outgoing, deadline: deadline)
         } catch where Self.isStaleConnection(error) && !Task.isCancelled
             && (bodyProgress?.started != true || body?.iterationBehavior == .multiple)
         {
@@ -130,12 +142,12 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
             // any method. A streamed body that was started (into the void) is read again from the start if it can be.
             if let body, bodyProgress?.started == true { bodyProgress = stream(body, into: &outgoing) }
             do {
-                incoming = try await client.execute(outgoing, deadline: .distantFuture)
+                incoming = try await client.execute(outgoing, deadline: deadline)
             } catch {
-                throw Self.translate(error, request: request, bodyProgress: bodyProgress)
+                throw Self.translate(error, request: request, bodyProgress: bodyProgress, headLimit: headLimit)
             }
         } catch {
-            throw Self.translate(error, request: request, bodyProgress: bodyProgress)
+            throw Self.translate(error, request: request, bodyProgress: bodyProgress, headLimit: headLimit)
         }
         var fields = HTTPFields()
         fields.reserveCapacity(incoming.headers.count)
@@ -232,5 +244,26 @@ struct TranslatedBody: AsyncSequence, Sendable {
 
     func makeAsyncIterator() -> AsyncIterator {
         AsyncIterator(base: base.makeAsyncIterator(), request: request, bodyProgress: bodyProgress)
+    }
+}
+
+extension AsyncHTTPClientTransport: HeadLimitingTransport {
+    /// A request without a body, or with one short enough to go out whole with the head
+    /// (``wholeRequestBodyLimit``), is sent at once: AsyncHTTPClient's deadline, which runs from the start of the
+    /// request to the head, then bounds the same wait as the pipeline's own head clock.
+    package func boundsHead(of request: HTTPRequest, body: HTTPBody?) -> Bool {
+        guard let body else { return true }
+        if case .known(let count) = body.length { return count <= Self.wholeRequestBodyLimit }
+        return false
+    }
+
+    package func send(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        headLimit: Duration
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        try await execute(request, body: body, baseURL: baseURL, headLimit: headLimit)
     }
 }

@@ -25,8 +25,8 @@ enum DownloadRoute {
             guard let key = RequestTarget(request).queryItems.first("key") else {
                 return DemoResponses.error("query parameter 'key' is required", status: .badRequest)
             }
-            let (written, queued, blocked) = await probe.waitUntilBlocked(key)
-            return try DemoResponses.json(WrittenReport(written: written, queued: queued, blocked: blocked))
+            let (written, queued, blocked, state) = await probe.waitUntilBlocked(key)
+            return try DemoResponses.json(WrittenReport(written: written, queued: queued, blocked: blocked, state: state))
         }
     }
 
@@ -104,5 +104,7 @@ enum DownloadRoute {
         /// Body bytes the response handed to NIO that are still in the server's outbound buffer.
         let queued: Int
         let blocked: Bool
+        /// What the writer was doing when the wait ended, in words.
+        let state: String
     }
 }

@@ -11,6 +11,9 @@ final class WriteProbe: Sendable {
         var written = 0
         /// When the write in progress started, `nil` between writes.
         var pendingSince: ContinuousClock.Instant?
+        /// How many writes have completed, and when the last one did.
+        var writes = 0
+        var lastCompleted: ContinuousClock.Instant?
         /// The connection the response goes out on.
         var channel: (any Channel)?
     }
@@ -27,7 +30,11 @@ final class WriteProbe: Sendable {
         self.entries.withLockedValue { $0[key, default: Snapshot()].pendingSince = .now }
         defer { self.entries.withLockedValue { $0[key]?.pendingSince = nil } }
         try await write()
-        self.entries.withLockedValue { $0[key, default: Snapshot()].written += bytes }
+        self.entries.withLockedValue {
+            $0[key, default: Snapshot()].written += bytes
+            $0[key, default: Snapshot()].writes += 1
+            $0[key, default: Snapshot()].lastCompleted = .now
+        }
     }
 
     /// Waits until `key`'s response has been suspended on one write for at least `threshold`, or
@@ -44,12 +51,16 @@ final class WriteProbe: Sendable {
         _ key: String,
         threshold: Duration = .milliseconds(200),
         timeout: Duration = .seconds(5)
-    ) async -> (written: Int, queued: Int, blocked: Bool) {
+    ) async -> (written: Int, queued: Int, blocked: Bool, state: String) {
         let (handed, blocked) = await self.waitUntilBlockedHanded(key, threshold: threshold, timeout: timeout)
-        let channel = self.entries.withLockedValue { $0[key]?.channel }
+        let snapshot = self.entries.withLockedValue { $0[key] } ?? Snapshot()
         // Runs on the channel's event loop after the writes already submitted to it, so it sees them.
-        let queued = (try? await channel?.getOption(.bufferedWritableBytes)) ?? 0
-        return (handed - queued, queued, blocked)
+        let queued = (try? await snapshot.channel?.getOption(.bufferedWritableBytes)) ?? 0
+        let now = ContinuousClock.now
+        // For a test's failure message: what the writer was doing when the wait ended.
+        let state = "\(snapshot.writes) writes, the last completed \(snapshot.lastCompleted.map { "\(now - $0)" } ?? "never") ago, "
+            + (snapshot.pendingSince.map { "one pending for \(now - $0)" } ?? "none pending")
+        return (handed - queued, queued, blocked, state)
     }
 
     private func waitUntilBlockedHanded(

@@ -178,9 +178,11 @@ struct Pipeline: Sendable {
     }
 
     /// Stage 9: the request checked and handed to `transport` with its origin as base URL, the head awaited within the
-    /// call's head limit, the body inflated.
+    /// call's head limit (by the transport itself when it can, else by a ``HeadDeadline``), the body inflated.
     private static func transportStage(_ transport: any ClientTransport, base: BaseURL?, decompression: ResponseDecompression?) -> Handler {
-        { request, body, url in
+        // A transport that bounds the head itself spares a timer task per request (``HeadLimitingTransport``).
+        let limiting = transport as? any HeadLimitingTransport
+        return { request, body, url in
             let request = decompression?.prepare(request) ?? request
             let url = Client.transportBaseURL(for: request, base: base, fallback: url)
             try HeaderInjection.check(request)
@@ -189,7 +191,11 @@ struct Pipeline: Sendable {
             let response: HTTPResponse
             let responseBody: HTTPBody?
             do {
-                if let limit = scope?.headTimeout {
+                if let limit = scope?.headTimeout, let limiting, limiting.boundsHead(of: request, body: body) {
+                    (response, responseBody) = try await limiting.send(
+                        request, body: body, baseURL: url, operationID: operationID, headLimit: limit
+                    )
+                } else if let limit = scope?.headTimeout {
                     (response, responseBody) = try await HeadDeadline(limit: limit).send(request, body: body) { request, body in
                         try await transport.send(request, body: body, baseURL: url, operationID: operationID)
                     }

@@ -85,7 +85,7 @@ struct StreamTests {
             var chunks = streamed.body.makeAsyncIterator()
             _ = try await chunks.next()
             let written = try await client.send(Get<WrittenReport>(path: "/written", query: ["key": key]))
-            #expect(written.blocked)
+            #expect(written.blocked, "the server's writer was not seen suspended: \(written)")
             #expect(written.written < 64 << 20, "the server wrote \(written.written) bytes to a reader that took one chunk")
         }
     }
@@ -94,5 +94,7 @@ struct StreamTests {
 struct ClosedReport: Decodable, Sendable { let closed: Bool }
 struct WrittenReport: Decodable, Sendable {
     let written: Int
+    let queued: Int
     let blocked: Bool
+    let state: String
 }
