@@ -12,9 +12,6 @@ struct RedirectFollower: Sendable {
     typealias Hop = @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     let policy: RedirectPolicy
 
-    /// The most bytes of a redirect's body read (so its connection can be reused) before it is dropped.
-    static let drainLimit = 64 * 1024
-
     func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, hop: Hop) async throws -> (HTTPResponse, HTTPBody?) {
         guard policy.maxRedirects > 0 else { return try await hop(request, body, baseURL) }
         var request = request
@@ -30,28 +27,14 @@ struct RedirectFollower: Sendable {
             case .answer:
                 return (response, responseBody)
             case .refuse(var error):
-                await Self.drain(responseBody)
+                await UnusedBody.drain(responseBody)
                 error.response = response
                 throw error
             case .follow(let next, let keepsBody):
-                await Self.drain(responseBody)
+                await UnusedBody.drain(responseBody)
                 request = next
                 if !keepsBody { body = nil }
             }
-        }
-    }
-
-    /// Reads up to ``drainLimit`` bytes of a body that will not be used, then drops it.
-    static func drain(_ body: HTTPBody?) async {
-        guard let body else { return }
-        var count = 0
-        do {
-            for try await chunk in body {
-                count += chunk.count
-                if count > drainLimit { return }
-            }
-        } catch {
-            return
         }
     }
 }

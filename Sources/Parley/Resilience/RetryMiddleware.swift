@@ -77,7 +77,7 @@ public struct RetryMiddleware: ClientMiddleware {
             if case .success(let (response, responseBody)) = outcome {
                 onRetry?(RetryEvent(endpoint: context.endpointName, failedAttempt: attempt, status: response.status.code,
                                     delay: delay, delayFromRetryAfter: fromServer))
-                await RedirectFollower.drain(responseBody)
+                await UnusedBody.drain(responseBody)
             } else if case .failure(let error) = outcome {
                 onRetry?(RetryEvent(endpoint: context.endpointName, failedAttempt: attempt, error: error,
                                     delay: delay, delayFromRetryAfter: false))

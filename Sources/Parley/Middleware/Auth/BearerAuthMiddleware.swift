@@ -36,9 +36,6 @@ public struct BearerAuthMiddleware: ClientMiddleware {
     /// The default leeway: 30 seconds.
     public static let defaultLeeway: Duration = .seconds(30)
 
-    /// How many bytes of a 401's body are read before it is dropped.
-    static let discardLimit = 64 * 1024
-
     private let cache: AccessTokenCache
 
     /// A middleware that takes its tokens from `provider`, refreshing them `leeway` before they expire.
@@ -59,7 +56,7 @@ public struct BearerAuthMiddleware: ClientMiddleware {
         guard response.status == .unauthorized, body.map({ $0.iterationBehavior == .multiple }) ?? true else {
             return (response, responseBody)
         }
-        await Self.discard(responseBody)
+        await UnusedBody.drain(responseBody)
         let fresh: AccessTokenCache.Lease
         do {
             fresh = try await cache.lease(after: lease)
@@ -97,21 +94,6 @@ public struct BearerAuthMiddleware: ClientMiddleware {
             }
         } catch {
             throw Redaction([token.value]).scrub(error)
-        }
-    }
-
-    /// Reads at most ``discardLimit`` bytes of `body` and drops it, so the connection can be reused when the body
-    /// is short.
-    static func discard(_ body: HTTPBody?) async {
-        guard let body else { return }
-        var read = 0
-        do {
-            for try await chunk in body {
-                read += chunk.count
-                if read >= discardLimit { break }
-            }
-        } catch {
-            // The body is being dropped; a failure to read it changes nothing.
         }
     }
 }
