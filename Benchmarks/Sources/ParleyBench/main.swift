@@ -150,15 +150,37 @@ let probes: [Comparison] = [
         for try await chunk in body! { data.append(contentsOf: chunk) }
         _ = try JSONDecoder().decode(Item.self, from: data)
     },
+    Side(name: "probe-parley-on-loop") {
+        try await withTaskExecutorPreference(LoopExecutor(httpClient.eventLoopGroup.any())) { _ = try await parley.send(GetItem()) }
+    },
+    Side(name: "probe-ahc-on-loop") {
+        try await withTaskExecutorPreference(LoopExecutor(httpClient.eventLoopGroup.any())) { _ = try await RawAHC.get(httpClient, url: objectURL) }
+    },
     Side(name: "probe-transport-drain") {
         let (_, body) = try await transport.send(benchRequest, body: nil, baseURL: baseURL, operationID: "x")
         for try await _ in body! {}
     },
 ].map { Comparison(name: $0.name, parley: $0, baseline: rawGet, requests: 4_000 * scale, concurrency: 64) }
 
+/// The on-loop probes at concurrency 1, against raw AsyncHTTPClient at concurrency 1.
+let probesC1: [Comparison] = probes.filter { $0.name.hasSuffix("-on-loop") }.map {
+    Comparison(name: $0.name + "-c1", parley: $0.parley, baseline: rawGet, requests: 1_000 * scale, concurrency: 1)
+}
+
 let canned = Client(baseURL: baseURL, transport: CannedTransport())
 let cannedProbe = Comparison(
     name: "probe-canned", parley: Side(name: "canned") { _ = try await canned.send(GetItem()) },
+    baseline: Side(name: "decode") { _ = try JSONDecoder().decode(Item.self, from: CannedTransport.object) },
+    requests: 100_000, concurrency: 1
+)
+/// The same without the per-request head deadline (a timer task per request on a transport that cannot bound the head
+/// itself) and without the body deadline.
+let cannedBare = Client(
+    baseURL: baseURL, transport: CannedTransport(),
+    configuration: Client.Configuration(responseHeadTimeout: nil, responseBodyTimeout: nil)
+)
+let cannedBareProbe = Comparison(
+    name: "probe-canned-no-deadlines", parley: Side(name: "canned, no head or body deadline") { _ = try await cannedBare.send(GetItem()) },
     baseline: Side(name: "decode") { _ = try JSONDecoder().decode(Item.self, from: CannedTransport.object) },
     requests: 100_000, concurrency: 1
 )
@@ -167,7 +189,7 @@ let cannedProbe = Comparison(
 // `perf record` or `valgrind --tool=callgrind` sees just that side's work.
 if let profileIndex = arguments.firstIndex(of: "--profile"), profileIndex + 1 < arguments.count {
     let name = arguments[profileIndex + 1]
-    guard let comparison = (comparisons + probes + [cannedProbe]).first(where: { $0.name == name }) else {
+    guard let comparison = (comparisons + probes + probesC1 + [cannedProbe, cannedBareProbe]).first(where: { $0.name == name }) else {
         throw BenchError.usage("no comparison named \(name)")
     }
     let sideName = arguments.firstIndex(of: "--side").map { arguments[$0 + 1] } ?? "parley"
@@ -184,7 +206,7 @@ if let profileIndex = arguments.firstIndex(of: "--profile"), profileIndex + 1 < 
 // Several sides alternately: `--ab NAME:SIDE,NAME:SIDE,… [--rounds N] [--requests N]`; prints each side's
 // median throughput, for comparing variants during profiling.
 if let abIndex = arguments.firstIndex(of: "--ab"), abIndex + 1 < arguments.count {
-    let all = comparisons + probes + [cannedProbe]
+    let all = comparisons + probes + probesC1 + [cannedProbe, cannedBareProbe]
     let specs = arguments[abIndex + 1].split(separator: ",").map(String.init)
     let abRounds = arguments.firstIndex(of: "--rounds").flatMap { Int(arguments[$0 + 1]) } ?? 5
     let count = arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) } ?? 8_000

@@ -28,7 +28,8 @@ import OpenAPIRuntime
 /// 10. **consume**: the adapter's step (validation and decoding, or a stream) on the response;
 ///
 /// and one place, ``failure(_:request:)``, where every error leaves: cancellation classified first, the request attached.
-struct Pipeline: Sendable {
+/// A class, shared by the copies of its client: each call captures one reference, not the whole configuration.
+final class Pipeline: Sendable {
     /// A stage's view of what is below it: the `next` of a `ClientMiddleware`.
     typealias Handler = @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
 
@@ -88,7 +89,7 @@ struct Pipeline: Sendable {
     ) async throws(ParleyError) -> Value {
         // 1. target
         let target = try makeRequestHead(endpoint)
-        let call = { @Sendable () async throws(ParleyError) -> Value in
+        let call = { @Sendable [self] () async throws(ParleyError) -> Value in
             // 3. limiter
             let permit = try await limiter?.acquire()
             // 4. request
