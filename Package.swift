@@ -17,7 +17,6 @@ let package = Package(
         .library(name: "ParleyTesting", targets: ["ParleyTesting"]),
         .library(name: "ParleyJSONRPC", targets: ["ParleyJSONRPC"]),
         .library(name: "ParleyJSONRPCWebSocket", targets: ["ParleyJSONRPCWebSocket"]),
-        .library(name: "ParleyDemoServer", targets: ["ParleyDemoServer"]),
         .executable(name: "parley", targets: ["parley"]),
     ],
     dependencies: [

@@ -13,7 +13,7 @@ import Android
 /// Why not `Synchronization.Mutex`: on Linux it locks with raw futex calls that ThreadSanitizer cannot see,
 /// so every use is reported as a data race and the sanitizer run becomes useless. A pthread mutex is
 /// intercepted by the sanitizer and costs the same uncontended.
-package final class LockedState<State>: @unchecked Sendable {  // SAFE: `state` is only read or written inside `withLock`, which holds `mutex` for the whole access.
+package final class LockedState<State> {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var state: State
 
@@ -39,3 +39,6 @@ package final class LockedState<State>: @unchecked Sendable {  // SAFE: `state` 
         return try body(&state)
     }
 }
+
+/// Shared between tasks only when its state is itself `Sendable`: `withLock` can hand parts of the state to the caller.
+extension LockedState: @unchecked Sendable where State: Sendable {}  // SAFE: `state` is only read or written inside `withLock`, which holds `mutex` for the whole access, and is Sendable.
