@@ -37,52 +37,50 @@ final class WriteProbe: Sendable {
         }
     }
 
-    /// Waits until `key`'s response has been suspended on one write for at least `threshold`, or
-    /// `timeout` has elapsed (or the task is cancelled).
+    /// Waits until `key`'s response is held back by its reader: its writer suspended on one write for at least
+    /// `threshold`, or the bytes that left the process unchanged for `threshold` (the reader stopped taking them,
+    /// whatever the server does with the bytes it still hands to NIO); or until `timeout` has elapsed (or the task is
+    /// cancelled).
     ///
     /// A completed `writer.write` only means the bytes were handed to NIO: they may still sit in the channel's
     /// outbound buffer (while the event loop lags, a writer can hand over far more than the writability watermark
     /// before it is told to wait). So `written` is what left the process (handed minus still buffered in the
     /// channel), and `queued` what is still buffered.
     ///
-    /// - Returns: the bytes written to the socket, the bytes still queued in the server, and whether the writer
-    ///   was seen blocked.
+    /// - Returns: the bytes written to the socket, the bytes still queued in the server, whether the reader was
+    ///   seen holding the response back, and what the writer was doing then, in words.
     func waitUntilBlocked(
         _ key: String,
         threshold: Duration = .milliseconds(200),
         timeout: Duration = .seconds(5)
     ) async -> (written: Int, queued: Int, blocked: Bool, state: String) {
-        let (handed, blocked) = await self.waitUntilBlockedHanded(key, threshold: threshold, timeout: timeout)
-        let snapshot = self.entries.withLockedValue { $0[key] } ?? Snapshot()
-        // Runs on the channel's event loop after the writes already submitted to it, so it sees them.
-        let queued = (try? await snapshot.channel?.getOption(.bufferedWritableBytes)) ?? 0
-        let now = ContinuousClock.now
-        // For a test's failure message: what the writer was doing when the wait ended.
-        let state = "\(snapshot.writes) writes, the last completed \(snapshot.lastCompleted.map { "\(now - $0)" } ?? "never") ago, "
-            + (snapshot.pendingSince.map { "one pending for \(now - $0)" } ?? "none pending")
-        return (handed - queued, queued, blocked, state)
-    }
-
-    private func waitUntilBlockedHanded(
-        _ key: String,
-        threshold: Duration,
-        timeout: Duration
-    ) async -> (written: Int, blocked: Bool) {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
+        var lastSent = -1
+        var sentSince = clock.now
         while true {
             let snapshot = self.entries.withLockedValue { $0[key] } ?? Snapshot()
+            // Runs on the channel's event loop after the writes already submitted to it, so it sees them.
+            let queued = (try? await snapshot.channel?.getOption(.bufferedWritableBytes)) ?? 0
+            let sent = snapshot.written - queued
             let now = clock.now
-            if let since = snapshot.pendingSince, now - since >= threshold {
-                return (snapshot.written, true)
+            if sent != lastSent {
+                lastSent = sent
+                sentSince = now
             }
-            guard now < deadline else { return (snapshot.written, false) }
-            // Sleep until the pending write would count as blocked, or briefly if none is pending.
-            let wake = snapshot.pendingSince.map { $0 + threshold } ?? now + .milliseconds(20)
+            let pendingLong = snapshot.pendingSince.map { now - $0 >= threshold } ?? false
+            let stalled = snapshot.writes > 0 && now - sentSince >= threshold
+            if pendingLong || stalled || now >= deadline {
+                let state = "\(snapshot.writes) writes, the last completed "
+                    + "\(snapshot.lastCompleted.map { "\(now - $0)" } ?? "never") ago, "
+                    + (snapshot.pendingSince.map { "one pending for \(now - $0)" } ?? "none pending")
+                    + ", \(sent) bytes sent, unchanged for \(now - sentSince)"
+                return (sent, queued, pendingLong || stalled, state)
+            }
             do {
-                try await Task.sleep(until: min(wake, deadline), clock: clock)
+                try await Task.sleep(until: min(now + .milliseconds(20), deadline), clock: clock)
             } catch {
-                return (snapshot.written, false)
+                return (sent, queued, false, "the wait was cancelled")
             }
         }
     }
