@@ -18,9 +18,11 @@ extension AsyncHTTPClientTransport {
         bodyProgress: RequestBodyProgress? = nil,
         headLimit: Duration? = nil
     ) -> ParleyError {
+        // `headLimit` is set only when the head's deadline has passed (see `AsyncHTTPClientTransport.passed`).
         if let error = error as? ParleyError { return error }
-        if let headLimit, let error = error as? HTTPClientError, error == .deadlineExceeded {
-            // The deadline this transport set for the head (HeadLimitingTransport): the pipeline's head limit.
+        if let headLimit, !(error is CancellationError), (error as? HTTPClientError) != .cancelled {
+            // The deadline this transport set for the head (HeadLimitingTransport) has passed: the pipeline's head
+            // limit, whichever error the request failed with (the deadline's own, or the channel it closed).
             var expired = HeadDeadline.expired(headLimit)
             expired.underlying = error
             return expired

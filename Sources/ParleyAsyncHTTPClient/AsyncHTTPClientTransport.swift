@@ -131,7 +131,7 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         let deadline = headLimit.map { NIODeadline.now() + TimeAmount($0) } ?? .distantFuture
         do {
             incoming = try await client.execute(outgoing, deadline: deadline)
-        } catch where Self.isStaleConnection(error) && !Task.isCancelled
+        } catch where Self.isStaleConnection(error) && !Task.isCancelled && NIODeadline.now() < deadline
             && (bodyProgress?.started != true || body?.iterationBehavior == .multiple)
         {
             // Not after a cancellation: cancelling a request closes its channel, which can also read as "I/O on
@@ -144,10 +144,10 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
             do {
                 incoming = try await client.execute(outgoing, deadline: deadline)
             } catch {
-                throw Self.translate(error, request: request, bodyProgress: bodyProgress, headLimit: headLimit)
+                throw Self.translate(error, request: request, bodyProgress: bodyProgress, headLimit: Self.passed(deadline, headLimit))
             }
         } catch {
-            throw Self.translate(error, request: request, bodyProgress: bodyProgress, headLimit: headLimit)
+            throw Self.translate(error, request: request, bodyProgress: bodyProgress, headLimit: Self.passed(deadline, headLimit))
         }
         var fields = HTTPFields()
         fields.reserveCapacity(incoming.headers.count)
@@ -168,6 +168,13 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
             iterationBehavior: .single
         )
         return (response, responseBody)
+    }
+
+    /// `headLimit` when `deadline`, the head's, has passed: whatever error the request then failed with (the deadline's
+    /// own, or the closed channel it left), the call failed because the head did not come in time.
+    private static func passed(_ deadline: NIODeadline, _ headLimit: Duration?) -> Duration? {
+        guard let headLimit, NIODeadline.now() >= deadline else { return nil }
+        return headLimit
     }
 
     /// Sets `body` as `outgoing`'s streamed body and returns what will track it.
