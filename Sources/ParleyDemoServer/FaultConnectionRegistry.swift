@@ -13,6 +13,8 @@ final class FaultConnectionRegistry: Sendable {
 
     private struct State {
         var open: [ObjectIdentifier: any Channel] = [:]
+        /// The open connections on which a request byte arrived.
+        var used: Set<ObjectIdentifier> = []
         var accepted = 0
         var waiters: [Int: Waiter] = [:]
         var nextWaiter = 0
@@ -38,10 +40,19 @@ final class FaultConnectionRegistry: Sendable {
         channel.closeFuture.whenComplete { _ in self.closed(channel) }
     }
 
+    /// Marks `channel` as having received a request byte: ``waitUntilIdle(timeout:on:)`` waits for it to close.
+    func markUsed(_ channel: any Channel) {
+        self.state.withLockedValue { state in
+            let id = ObjectIdentifier(channel)
+            if state.open[id] != nil { state.used.insert(id) }
+        }
+    }
+
     private func closed(_ channel: any Channel) {
         let idle: [Waiter] = self.state.withLockedValue { state in
             state.open[ObjectIdentifier(channel)] = nil
-            guard state.open.isEmpty else { return [] }
+            state.used.remove(ObjectIdentifier(channel))
+            guard state.used.isEmpty else { return [] }
             defer { state.waiters = [:] }
             return Array(state.waiters.values)
         }
@@ -51,8 +62,8 @@ final class FaultConnectionRegistry: Sendable {
         }
     }
 
-    /// Returns once no connection is open; throws ``FaultServerError`` with the count left if `timeout` passes
-    /// first, and `CancellationError` if the calling task is cancelled.
+    /// Returns once no connection that received a request byte is open; throws ``FaultServerError`` with the count
+    /// left if `timeout` passes first, and `CancellationError` if the calling task is cancelled.
     func waitUntilIdle(timeout: Duration, on eventLoop: any EventLoop) async throws {
         let id = self.state.withLockedValue { state in
             state.nextWaiter += 1
@@ -62,7 +73,7 @@ final class FaultConnectionRegistry: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 if Task.isCancelled { return continuation.resume(throwing: CancellationError()) }
                 let registered = self.state.withLockedValue { state in
-                    guard !state.open.isEmpty else { return false }
+                    guard !state.used.isEmpty else { return false }
                     state.waiters[id] = Waiter(continuation: continuation)
                     return true
                 }
@@ -85,7 +96,7 @@ final class FaultConnectionRegistry: Sendable {
     /// Resumes waiter `id`, if still waiting, with `error` (or the count left when `error` is `nil`).
     private func fail(_ id: Int, with error: (any Error)?, timeout: Duration) {
         let removed = self.state.withLockedValue { state in
-            (state.waiters.removeValue(forKey: id), state.open.count)
+            (state.waiters.removeValue(forKey: id), state.used.count)
         }
         guard let waiter = removed.0 else { return }
         waiter.timer?.cancel()

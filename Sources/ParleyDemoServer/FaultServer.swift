@@ -78,7 +78,7 @@ public final class FaultServer: Sendable {
             .childChannelInitializer { child in
                 connections.track(child)
                 return child.eventLoop.makeCompletedFuture {
-                    try child.pipeline.syncOperations.addHandler(FaultRequestReader(responder: responder))
+                    try child.pipeline.syncOperations.addHandler(FaultRequestReader(responder: responder, connections: connections))
                 }
             }
             .bind(host: "127.0.0.1", port: 0)
@@ -105,9 +105,12 @@ public final class FaultServer: Sendable {
     /// How many connections the server has accepted since it started.
     public var acceptedConnections: Int { self.connections.acceptedCount }
 
-    /// Returns as soon as no connection is open (at once if none is).
+    /// Returns as soon as no connection that received a request byte is open (at once if none is).
     ///
-    /// Resumed by the closing of the last connection, not by polling.
+    /// A connection on which no byte arrived carried no call: a client's pool may open one for a request that was
+    /// cancelled (or timed out) before the connection was up, and keep it for the next request. Such connections are
+    /// not waited for; ``openConnections`` still counts them. Resumed by the closing of the last connection, not by
+    /// polling.
     ///
     /// - Parameter timeout: How long to wait at most.
     /// - Throws: ``FaultServerError`` with the number of connections still open once `timeout` has passed;
