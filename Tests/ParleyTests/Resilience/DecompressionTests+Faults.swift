@@ -67,8 +67,20 @@ extension DecompressionTests {
                 let data = try await client.send(GetData(path: path, query: ["size": "3000", "chunk": "1"]))
                 #expect(data == Self.text(count: 3000), "\(path)")
             }
-            let raw = try await client.send(GetData(path: "/deflate", query: ["size": "3000", "chunk": "1", "raw": "true"]))
-            #expect(raw == Self.text(count: 3000))
+            let rawDeflate = GetData(path: "/deflate", query: ["size": "3000", "chunk": "1", "raw": "true"])
+            guard transport == .urlSession else {
+                let raw = try await client.send(rawDeflate)
+                #expect(raw == Self.text(count: 3000))
+                return
+            }
+            // libcurl (which inflates for URLSession on Linux) falls back to raw deflate when zlib's header check fails,
+            // replaying the bytes of the read in which it failed; when the body's first read held a single byte, that
+            // byte was consumed by the earlier call and is not replayed, and the call fails ("incorrect header check").
+            // Whether the first read holds one byte or several is up to the timing of the server's writes.
+            await withKnownIssue("libcurl: raw deflate whose first body read is one byte fails", isIntermittent: true) {
+                let raw = try await client.send(rawDeflate)
+                #expect(raw == Self.text(count: 3000))
+            }
         }
     }
 
