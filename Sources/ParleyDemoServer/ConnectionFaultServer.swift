@@ -42,18 +42,8 @@ public final class ConnectionFaultServer: Sendable {
     public static func start() async throws -> ConnectionFaultServer {
         let connections = FaultConnectionRegistry()
         let shared = ConnectionFaultState()
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { child in
-                connections.track(child)
-                return child.eventLoop.makeCompletedFuture {
-                    try child.pipeline.syncOperations.addHandler(ConnectionFaultHandler(shared: shared))
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0)
-            .get()
-        guard let port = channel.localAddress?.port else {
-            try? await channel.close()
-            throw FaultServerError(openConnections: 0, message: "the connection fault server's socket has no local port")
+        let (channel, port) = try await connections.bind(server: "connection fault server") {
+            ConnectionFaultHandler(shared: shared)
         }
         return ConnectionFaultServer(port: port, channel: channel, connections: connections, shared: shared)
     }
@@ -76,7 +66,8 @@ public final class ConnectionFaultServer: Sendable {
     /// How many request body bytes `/early-answer` has read and dropped after answering, over all connections.
     public var discardedBodyBytes: Int { self.shared.discarded.withLockedValue { $0 } }
 
-    /// Returns as soon as no connection is open (at once if none is); throws ``FaultServerError`` once `timeout`
+    /// Returns as soon as no connection that received a byte is open (at once if none is; see
+    /// ``FaultServer/waitUntilIdle(timeout:)``); throws ``FaultServerError`` once `timeout`
     /// has passed first.
     public func waitUntilIdle(timeout: Duration = .seconds(5)) async throws {
         try await self.connections.waitUntilIdle(timeout: timeout, on: self.channel.eventLoop)

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 
 /// The fault server's open connections, counted exactly, with waiters for the moment none is left.
 ///
@@ -107,5 +108,53 @@ final class FaultConnectionRegistry: Sendable {
         let (seconds, attoseconds) = duration.components
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         return overflow ? .max : whole &+ attoseconds / 1_000_000_000
+    }
+}
+
+extension FaultConnectionRegistry {
+    /// Starts a server on 127.0.0.1 at an ephemeral port whose connections this registry tracks, each read by the
+    /// handler `makeHandler` returns; returns its listening channel and port. `server` names it in the error thrown
+    /// when the socket has no port.
+    func bind(
+        server: String,
+        makeHandler: @escaping @Sendable () -> any ChannelHandler
+    ) async throws -> (any Channel, Int) {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { child in
+                self.track(child)
+                return child.eventLoop.makeCompletedFuture {
+                    try child.pipeline.syncOperations.addHandler(UseMarker(registry: self))
+                    try child.pipeline.syncOperations.addHandler(makeHandler())
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        guard let port = channel.localAddress?.port else {
+            try? await channel.close()
+            throw FaultServerError(openConnections: 0, message: "the \(server)'s socket has no local port")
+        }
+        return (channel, port)
+    }
+}
+
+/// Marks its connection as used (``FaultConnectionRegistry/markUsed(_:)``) when the first byte arrives, and passes
+/// every byte on.
+private final class UseMarker: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let registry: FaultConnectionRegistry
+    private var marked = false
+
+    init(registry: FaultConnectionRegistry) {
+        self.registry = registry
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if !self.marked {
+            self.marked = true
+            self.registry.markUsed(context.channel)
+        }
+        context.fireChannelRead(data)
     }
 }

@@ -6,17 +6,14 @@ final class FaultRequestReader: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
     private let responder: FaultResponder
-    private let connections: FaultConnectionRegistry
     private var received: ByteBuffer?
     private var answered = false
 
-    init(responder: FaultResponder, connections: FaultConnectionRegistry) {
+    init(responder: FaultResponder) {
         self.responder = responder
-        self.connections = connections
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if self.received == nil, !self.answered { self.connections.markUsed(context.channel) }
         guard !self.answered else { return }
         var bytes = Self.unwrapInboundIn(data)
         self.received.setOrWriteBuffer(&bytes)

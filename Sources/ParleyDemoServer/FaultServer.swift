@@ -74,19 +74,7 @@ public final class FaultServer: Sendable {
         let connections = FaultConnectionRegistry()
         let stormCounters = NIOLockedValueBox<[String: Int]>([:])
         let responder = FaultResponder(stormCounters: stormCounters)
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelInitializer { child in
-                connections.track(child)
-                return child.eventLoop.makeCompletedFuture {
-                    try child.pipeline.syncOperations.addHandler(FaultRequestReader(responder: responder, connections: connections))
-                }
-            }
-            .bind(host: "127.0.0.1", port: 0)
-            .get()
-        guard let port = channel.localAddress?.port else {
-            try? await channel.close()
-            throw FaultServerError(openConnections: 0, message: "the fault server's socket has no local port")
-        }
+        let (channel, port) = try await connections.bind(server: "fault server") { FaultRequestReader(responder: responder) }
         return FaultServer(port: port, channel: channel, connections: connections, stormCounters: stormCounters)
     }
 
