@@ -14,7 +14,8 @@ public import HTTPTypes
 ///
 /// The `Response` type picks its decoder (``DefaultResponseDecoder``): `Decodable` types decode as JSON,
 /// `String` as UTF-8 text, `Data` as raw bytes, `Void` discards the body, and `Optional` of a `Decodable`
-/// type is `nil` exactly when the body is empty. Provide ``decoder`` yourself to decode any other way.
+/// type is `nil` exactly when the body is empty. Provide ``decoder`` yourself to decode any other way; an endpoint
+/// whose `Response` is none of these types must provide one, or it does not compile.
 public protocol Endpoint<Response>: Sendable {
     /// The value a successful call returns.
     associatedtype Response: Sendable

@@ -4,8 +4,17 @@ import FoundationEssentials
 import Foundation
 #endif
 
-extension Endpoint where Decoder == DefaultResponseDecoder<Response> {
-    /// The default decoder, chosen by the `Response` type (see ``DefaultResponseDecoder``).
+// The default decoder exists only for the response types it can decode: `Decodable` ones (`String`, `Data`,
+// `Optional` and ``JSONValue`` among them) and `Void`. An endpoint whose `Response` is anything else has no `decoder`
+// unless it names one, so it does not compile ("type … does not conform to protocol 'Endpoint'").
+
+extension Endpoint where Response: Decodable, Decoder == DefaultResponseDecoder<Response> {
+    /// The default decoder for a `Decodable` response (see ``DefaultResponseDecoder``).
+    public var decoder: DefaultResponseDecoder<Response> { DefaultResponseDecoder() }
+}
+
+extension Endpoint where Response == Void, Decoder == DefaultResponseDecoder<Response> {
+    /// The default decoder for a `Void` response: the body is read and dropped.
     public var decoder: DefaultResponseDecoder<Response> { DefaultResponseDecoder() }
 }
 
@@ -19,10 +28,14 @@ extension Endpoint where Decoder == DefaultResponseDecoder<Response> {
 /// | `Optional<T: Decodable>` | `nil` exactly when the body is empty, otherwise JSON |
 /// | any other `Decodable` (including ``JSONValue``) | JSON, with the client's `JSONDecoder` |
 ///
-/// Any other type fails with ``ParleyError/Kind/decoding``, asking for a decoder.
+/// It exists only for these types: an endpoint whose `Response` is any other type must name its ``Endpoint/decoder``,
+/// or it does not compile.
 public struct DefaultResponseDecoder<Value: Sendable>: ResponseDecoder {
-    /// The default decoder.
-    public init() {}
+    /// The default decoder of a `Decodable` value.
+    public init() where Value: Decodable {}
+
+    /// The default decoder of `Void`: the body is read and dropped.
+    public init() where Value == Void {}
 
     /// Decodes according to `Value` (see the table above).
     public func decode(_ response: ResponseBody) async throws -> Value {
@@ -48,6 +61,7 @@ public struct DefaultResponseDecoder<Value: Sendable>: ResponseDecoder {
                 throw BodyDecodingError(underlying: error, body: data)
             }
         }
+        // Unreachable: the initializers exist only for `Decodable` values and `Void`.
         throw UnsupportedResponseType(type: Value.self)
     }
 

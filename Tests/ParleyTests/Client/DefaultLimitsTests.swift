@@ -31,7 +31,7 @@ struct DefaultLimitsTests {
                 #expect(error?.message.contains("responseBodyTimeout") == true, "\(String(describing: error))")
             }
             let discarded = await expectParleyError(.timeout) {
-                try await client.send(FaultCall<Void>(path: "/dribble-body", query: ["interval": "20"]))
+                try await client.send(FaultCallDroppingBody(path: "/dribble-body", query: ["interval": "20"]))
             }
             #expect(discarded?.message.contains("responseBodyTimeout") == true, "\(String(describing: discarded))")
             #expect(ContinuousClock.now - started < .seconds(25))

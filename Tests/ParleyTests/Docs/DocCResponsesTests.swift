@@ -30,6 +30,11 @@ enum DocCResponses {
         let path: Path
     }
 
+    struct Fetch<Value: Decodable & Sendable>: Endpoint {
+        typealias Response = Value
+        let path: Path
+    }
+
     struct TokenReply: Decodable, Sendable {
         let accessToken: String
         let tokenType: String
@@ -110,6 +115,8 @@ extension DocCResponses {
                 print(try await client.send(PendingInvitation()) as Any)       // nil
                 let profile = try await client.send(GetAnything(path: "/users/1/profile"))
                 print(profile["profile"]?["bio"]?.stringValue ?? "no bio")     // x
+                let user = try await client.send(Fetch<User>(path: "/users/1"))
+                #expect(user.id == 1)
                 #expect(try await client.send(GetGreeting()) == "hello, parley")
                 #expect(try await client.send(PendingInvitation()) == nil)
                 #expect(profile["profile"]?["bio"]?.stringValue == "x")

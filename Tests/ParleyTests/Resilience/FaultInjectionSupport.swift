@@ -10,8 +10,17 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// A call to one of the fault server's routes.
-struct FaultCall<Response: Sendable>: Endpoint {
+/// A call to one of the fault server's routes, decoding its answer as `Value` with the default decoder.
+struct FaultCall<Value: Decodable & Sendable>: Endpoint {
+    typealias Response = Value
+    var path: Path
+    var query: Query = []
+    var timeout: Duration?
+}
+
+/// A call to one of the fault server's routes whose answer is read and dropped (`Response` is `Void`).
+struct FaultCallDroppingBody: Endpoint {
+    typealias Response = Void
     var path: Path
     var query: Query = []
     var timeout: Duration?

@@ -39,7 +39,8 @@ struct DeleteUser: Endpoint {
 }
 
 /// A GET of any demo path, decoding into `Response` with the default decoder for that type.
-struct Get<Response: Sendable & Decodable>: Endpoint {
+struct Get<Value: Sendable & Decodable>: Endpoint {
+    typealias Response = Value
     var path: Path
     var query: Query = []
     var acceptableStatusCodes: StatusCodes? = nil

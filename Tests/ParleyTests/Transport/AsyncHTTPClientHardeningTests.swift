@@ -9,7 +9,8 @@ import Synchronization
 import Testing
 
 /// A call to a ``ConnectionFaultServer`` route.
-struct ConnectionFaultCall<Response: Sendable>: Endpoint {
+struct ConnectionFaultCall<Value: Decodable & Sendable>: Endpoint {
+    typealias Response = Value
     var method: HTTPRequest.Method = .get
     var path: Path
     var query: Query = []
