@@ -37,7 +37,7 @@ public protocol JSONRPCChannel: Sendable {
 ///
 /// An HTTP 2xx with an empty body (such as 204) is accepted exactly when no answer is expected
 /// (notifications). An HTTP error status fails with ``/Parley/ParleyError/Kind/unacceptableStatus``, unless its
-/// body is a JSON-RPC error object, which then fails the call as ``/Parley/ParleyError/Kind/jsonRPCError``.
+/// body is a JSON-RPC error object, which then fails the call as ``Parley/ParleyError/Kind/jsonRPCError``.
 public struct HTTPChannel: JSONRPCChannel {
     /// The client the messages go through.
     public let client: Client

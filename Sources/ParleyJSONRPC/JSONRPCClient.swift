@@ -14,9 +14,9 @@ public import Parley
 /// try await rpc.notify(Update(params: [1, 2, 3]))
 /// ```
 ///
-/// Every failure is a ``/Parley/ParleyError``: an error object from the peer is ``/Parley/ParleyError/Kind/jsonRPCError``
+/// Every failure is a ``/Parley/ParleyError``: an error object from the peer is ``Parley/ParleyError/Kind/jsonRPCError``
 /// (its ``Parley/ParleyError/jsonRPCError`` holds code, message and data), an answer that breaks the protocol is
-/// ``/Parley/ParleyError/Kind/jsonRPCProtocol``, a result of the wrong shape is ``/Parley/ParleyError/Kind/decoding``.
+/// ``Parley/ParleyError/Kind/jsonRPCProtocol``, a result of the wrong shape is ``/Parley/ParleyError/Kind/decoding``.
 public struct JSONRPCClient: Sendable {
     /// Where messages go.
     public let channel: any JSONRPCChannel

@@ -7,7 +7,7 @@ public import Parley
 
 /// A JSON-RPC error object: what a peer answers instead of a result.
 ///
-/// A call that gets one fails with ``/Parley/ParleyError`` of kind ``/Parley/ParleyError/Kind/jsonRPCError`` whose
+/// A call that gets one fails with ``/Parley/ParleyError`` of kind ``Parley/ParleyError/Kind/jsonRPCError`` whose
 /// ``Parley/ParleyError/jsonRPCError`` is this value. A ``JSONRPCRouter`` handler throws one to answer with it.
 public struct JSONRPCError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The error code: one of ``Code`` or an application's own.
@@ -125,6 +125,6 @@ public struct JSONRPCError: Error, Sendable, Hashable, Codable, CustomStringConv
 }
 
 extension ParleyError {
-    /// The peer's JSON-RPC error object, when this error is of kind ``/Parley/ParleyError/Kind/jsonRPCError``.
+    /// The peer's JSON-RPC error object, when this error is of kind ``Parley/ParleyError/Kind/jsonRPCError``.
     public var jsonRPCError: JSONRPCError? { underlying as? JSONRPCError }
 }

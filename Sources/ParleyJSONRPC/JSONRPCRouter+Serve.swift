@@ -16,7 +16,7 @@ extension JSONRPCRouter {
     /// this router instead.
     ///
     /// - Throws: ``/Parley/ParleyError/Kind/transport`` when reading fails or an answer cannot be written (the reader
-    ///   went away); ``/Parley/ParleyError/Kind/jsonRPCProtocol`` when the framing breaks (a header block without
+    ///   went away); ``Parley/ParleyError/Kind/jsonRPCProtocol`` when the framing breaks (a header block without
     ///   `Content-Length`, a message over `maxMessageSize`); ``/Parley/ParleyError/Kind/cancelled`` when the task is
     ///   cancelled. Each only after the answers already under way are written. A cancelled server stops
     ///   answering at once, but its reading thread stays blocked until the input ends.

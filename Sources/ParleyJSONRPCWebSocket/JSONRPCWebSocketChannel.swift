@@ -143,7 +143,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     /// continues; its new result becomes the subscription's key. When the consumer stops iterating, the
     /// `unsubscribe` method (if given) is called with the key as its one positional parameter.
     ///
-    /// - Throws: The subscribe call's failure (a ``/Parley/ParleyError/Kind/jsonRPCError`` when the server refused).
+    /// - Throws: The subscribe call's failure (a ``Parley/ParleyError/Kind/jsonRPCError`` when the server refused).
     public func subscribe<Method: JSONRPCMethod>(
         _ method: Method,
         notifications matcher: JSONRPCSubscriptionMatcher,

@@ -170,7 +170,7 @@ extension Client {
             var failure = error
             if failure.response == nil { failure.response = response }
             if validator != nil {
-                failure.message += " The \(written) bytes received are kept in \(partial.path); download again with resume: true to continue."
+                failure.keptDownload = ParleyError.KeptDownload(path: partial.path, bytes: written)
             }
             throw failure
         }

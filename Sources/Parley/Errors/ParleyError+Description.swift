@@ -6,7 +6,12 @@ extension ParleyError {
         var text = "Parley \(kind.label) error"
         if let request { text += " for \(request)" }
         text += ": " + message
-        if let last = message.last, !".!?".contains(last) { text += "." }
+        if let attempts { text += " (gave up after \(attempts) attempts)" }
+        if let last = text.last, !".!?".contains(last) { text += "." }
+        if let keptDownload {
+            text += " The \(keptDownload.bytes) bytes received are kept in \(keptDownload.path); download again with "
+                + "resume: true to continue."
+        }
         if let codingPath, !codingPath.isEmpty, !message.contains(codingPath) { text += " (at \(codingPath))" }
         if let response {
             text += " Response: \(response.status.code) \(response.status.reasonPhrase)"

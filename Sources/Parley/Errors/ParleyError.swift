@@ -10,52 +10,64 @@ public import HTTPTypes
 /// Switch on ``kind`` to react; read ``description`` for a paragraph to show a person or a log.
 public struct ParleyError: Error, Sendable, CustomStringConvertible {
     /// What class of failure this is. A struct, so new kinds do not break your `switch` (use `default`).
+    ///
+    /// Kinds compare by ``label``. Parley's core declares the kinds below; a module that adds a class of failure
+    /// declares its own (`ParleyJSONRPC` declares `jsonRPCError` and `jsonRPCProtocol`), with ``init(label:)``.
     public struct Kind: Sendable, Hashable, CustomStringConvertible {
-        enum Code: String, Sendable {
-            case invalidRequest, encoding, transport, timeout, cancelled, unacceptableStatus, decoding
-            case validation, middleware, bodyTooLarge, jsonRPCError, jsonRPCProtocol, redirect, authentication
+        /// A short stable label, usable as a metrics dimension: `"unacceptableStatus"`.
+        public let label: String
+
+        /// A kind named `label`, for a module (or an app) that adds a class of failure of its own:
+        /// `extension ParleyError.Kind { static let quotaExceeded = Self(label: "quotaExceeded") }`. Choose a label
+        /// no other kind uses: two kinds with one label are the same kind.
+        public init(label: String) {
+            self.label = label
         }
 
-        let code: Code
-
         /// The request could not be built: bad base URL, illegal header name or value. Nothing was sent.
-        public static let invalidRequest = Kind(code: .invalidRequest)
+        public static let invalidRequest = Kind(label: "invalidRequest")
         /// The request body could not be encoded. Nothing was sent.
-        public static let encoding = Kind(code: .encoding)
+        public static let encoding = Kind(label: "encoding")
         /// The connection failed: refused, reset, closed early, DNS, TLS.
-        public static let transport = Kind(code: .transport)
+        public static let transport = Kind(label: "transport")
         /// The call took longer than its timeout.
-        public static let timeout = Kind(code: .timeout)
+        public static let timeout = Kind(label: "timeout")
         /// The call was cancelled (its task or its ``RequestHandle``).
-        public static let cancelled = Kind(code: .cancelled)
+        public static let cancelled = Kind(label: "cancelled")
         /// The server answered with a status code that is not acceptable.
-        public static let unacceptableStatus = Kind(code: .unacceptableStatus)
+        public static let unacceptableStatus = Kind(label: "unacceptableStatus")
         /// The response body could not be decoded into the expected type.
-        public static let decoding = Kind(code: .decoding)
+        public static let decoding = Kind(label: "decoding")
         /// A validator rejected the response (content type, required keys, custom check).
-        public static let validation = Kind(code: .validation)
+        public static let validation = Kind(label: "validation")
         /// A middleware failed with an error of its own.
-        public static let middleware = Kind(code: .middleware)
+        public static let middleware = Kind(label: "middleware")
         /// The response body is larger than the limit for buffered bodies, or a compressed body inflates past the
         /// decompression limits (size or ratio).
-        public static let bodyTooLarge = Kind(code: .bodyTooLarge)
+        public static let bodyTooLarge = Kind(label: "bodyTooLarge")
         /// A redirect was not followed: more hops than the policy allows, a loop, a downgrade from `https` to
         /// `http`, an unusable `Location`, or a 307/308 that would need a request body that cannot be sent again.
-        public static let redirect = Kind(code: .redirect)
+        public static let redirect = Kind(label: "redirect")
         /// Credentials could not be obtained: the token provider failed to produce or refresh a token. The
         /// message never contains the credentials themselves.
-        public static let authentication = Kind(code: .authentication)
-        /// The JSON-RPC peer answered with an error object; ``ParleyError/underlying`` is the `JSONRPCError`
-        /// (code, message, data).
-        public static let jsonRPCError = Kind(code: .jsonRPCError)
-        /// The JSON-RPC peer's message breaks JSON-RPC 2.0: no `"jsonrpc":"2.0"`, both or neither of `result`
-        /// and `error`, an id left unanswered, answered twice, or that nobody asked for.
-        public static let jsonRPCProtocol = Kind(code: .jsonRPCProtocol)
+        public static let authentication = Kind(label: "authentication")
 
-        /// A short stable label, usable as a metrics dimension: `"unacceptableStatus"`.
-        public var label: String { code.rawValue }
         /// The label.
         public var description: String { label }
+    }
+
+    /// A download's bytes kept on disk after it failed, to be resumed.
+    public struct KeptDownload: Sendable, Hashable {
+        /// The partial file's path.
+        public var path: String
+        /// How many bytes of the body it holds.
+        public var bytes: Int64
+
+        /// The part of a download kept at `path`, `bytes` long.
+        public init(path: String, bytes: Int64) {
+            self.path = path
+            self.bytes = bytes
+        }
     }
 
     /// The method and URL of the request that failed.
@@ -83,6 +95,11 @@ public struct ParleyError: Error, Sendable, CustomStringConvertible {
     public var codingPath: String?
     /// The error that caused this one, if any.
     public var underlying: (any Error)?
+    /// How many attempts the call made, when a ``RetryMiddleware`` sent it more than once and gave up; `nil` otherwise.
+    public var attempts: Int?
+    /// For a download that can be resumed: the bytes received so far and where they are kept (download again with
+    /// `resume: true` to continue); `nil` otherwise.
+    public var keptDownload: KeptDownload?
     /// Whether ``message`` and ``description`` keep their line feeds: only for messages Parley writes on several
     /// lines about local data (``init(_:multilineMessage:underlying:)``).
     package var keepsLineFeeds = false

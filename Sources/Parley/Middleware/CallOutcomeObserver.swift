@@ -15,10 +15,27 @@ public import HTTPTypes
 ///     func callFailedAfterChain(_ error: ParleyError, request: HTTPRequest, endpoint: String) { failures.increment() }
 /// }
 /// ```
+///
+/// A middleware of the client's request list (``Client/requestMiddlewares``) also hears of a call that failed before
+/// any request reached that list, through ``callFailedBeforeSending(_:request:endpoint:)``: a middleware above it
+/// failed, a token could not be had, the call timed out or was cancelled first. ``TracingMiddleware`` records such a
+/// call on a span of its own.
 public protocol CallOutcomeObserver: Sendable {
     /// Called when the call to `endpoint` (its ``Endpoint/name``) failed with `error` after the chain; `request` is
     /// the request as the client built it, before the middlewares.
     func callFailedAfterChain(_ error: ParleyError, request: HTTPRequest, endpoint: String)
+
+    /// Called, for a request middleware, when the call to `endpoint` failed with `error` before any of its requests
+    /// reached the request middlewares; `request` is the request as the client built it. Default: nothing.
+    func callFailedBeforeSending(_ error: ParleyError, request: HTTPRequest, endpoint: String)
+}
+
+extension CallOutcomeObserver {
+    /// Nothing.
+    public func callFailedAfterChain(_ error: ParleyError, request: HTTPRequest, endpoint: String) {}
+
+    /// Nothing.
+    public func callFailedBeforeSending(_ error: ParleyError, request: HTTPRequest, endpoint: String) {}
 }
 
 extension ParleyError.Kind {

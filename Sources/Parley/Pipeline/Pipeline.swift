@@ -21,13 +21,16 @@ import OpenAPIRuntime
 /// 5. **scope**: ``CallContext/current`` and what the stages below read per call (``CallScope``);
 /// 6. **middlewares**: the client's, outermost first; each sees the call once (a retry sends it down again);
 /// 7. **redirects**: each hop followed by the client's ``RedirectPolicy``, credentials kept to their origin;
-/// 8. **per request**: each request handed down from here (every attempt, every hop) gets its tracing span, then
-///    passes the client's request middlewares;
+/// 8. **per request**: each request handed down from here (every attempt, every hop) is counted, then passes the
+///    client's request middlewares, where tracing lives (a ``TracingMiddleware`` listed among the call's middlewares
+///    is moved here, ahead of the request middlewares, so that it opens a span per request);
 /// 9. **transport**: header checks, decompression negotiated, the response head awaited within
 ///    ``Client/Configuration/responseHeadTimeout``, the body inflated on the way back;
 /// 10. **consume**: the adapter's step (validation and decoding, or a stream) on the response;
 ///
 /// and one place, ``failure(_:request:)``, where every error leaves: cancellation classified first, the request attached.
+/// The middlewares that observe outcomes (``CallOutcomeObserver``) hear of the failures they could not see: after
+/// the chain (stage 10), or, for the request middlewares, before any request reached them.
 /// A class, shared by the copies of its client: each call captures one reference, not the whole configuration.
 final class Pipeline: Sendable {
     /// A stage's view of what is below it: the `next` of a `ClientMiddleware`.
@@ -37,10 +40,10 @@ final class Pipeline: Sendable {
     let base: Result<BaseURL, ParleyError>
     let limiter: ConcurrencyLimiter?
     let configuration: Client.Configuration
+    /// Stage 6: the client's middlewares but tracing.
     let middlewares: [any ClientMiddleware]
+    /// Stage 8: tracing (the first ``TracingMiddleware`` of either list), then the client's other request middlewares.
     let requestMiddlewares: [any ClientMiddleware]
-    /// Whether a ``TracingMiddleware`` is among the middlewares (it then opens one span per request sent, stage 8).
-    let tracesRequests: Bool
     /// Stages 6 to 9, composed once.
     let handler: Handler
 
@@ -57,16 +60,25 @@ final class Pipeline: Sendable {
         self.base = base
         self.limiter = limiter
         self.configuration = configuration
-        self.middlewares = middlewares
-        self.requestMiddlewares = requestMiddlewares
-        self.tracesRequests = middlewares.contains { $0 is TracingMiddleware }
+        (self.middlewares, self.requestMiddlewares) = Self.placingTracing(middlewares, requestMiddlewares)
         // Composed from the inside out: 9, 8, 7, 6.
         var handler = Self.transportStage(transport, base: try? base.get(), decompression: configuration.decompression)
-        handler = Self.middlewareStage(requestMiddlewares, around: handler)
-        handler = Self.tracingStage(around: handler)
+        handler = Self.middlewareStage(self.requestMiddlewares, around: handler)
+        handler = Self.countingStage(around: handler)
         handler = Self.redirectStage(RedirectFollower(policy: configuration.redirects), around: handler)
-        handler = Self.middlewareStage(middlewares, around: handler)
+        handler = Self.middlewareStage(self.middlewares, around: handler)
         self.handler = handler
+    }
+
+    /// Tracing is per request (stage 8), wherever it is listed: the first ``TracingMiddleware`` of either list goes
+    /// first in the request middlewares, and any other one is dropped (a request is traced once).
+    private static func placingTracing(
+        _ middlewares: [any ClientMiddleware],
+        _ requestMiddlewares: [any ClientMiddleware]
+    ) -> (middlewares: [any ClientMiddleware], requestMiddlewares: [any ClientMiddleware]) {
+        let tracing = (middlewares + requestMiddlewares).first { $0 is TracingMiddleware }
+        let others = { (list: [any ClientMiddleware]) in list.filter { !($0 is TracingMiddleware) } }
+        return (others(middlewares), (tracing.map { [$0] } ?? []) + others(requestMiddlewares))
     }
 
     // MARK: - One call
@@ -103,13 +115,20 @@ final class Pipeline: Sendable {
             }
             if let progress, let unwrapped = body { body = CountingBody.wrap(unwrapped, reporter: progress) }
             // 5 to 9
+            let scope = CallScope(
+                operationID: endpoint.name,
+                headTimeout: endpoint.timeout ?? configuration.responseHeadTimeout,
+                requests: requestMiddlewares.isEmpty ? nil : RequestCounter()
+            )
             let response: HTTPResponse
             var responseBody: HTTPBody?
             do {
-                (response, responseBody) = try await exchange(request, body: body, endpoint: endpoint)
+                (response, responseBody) = try await exchange(request, body: body, endpoint: endpoint, scope: scope)
             } catch {
                 permit?.release()
-                throw Self.classify(error)
+                let failure = Self.classify(error)
+                if scope.requests?.count == 0 { reportFailureBeforeSending(failure, request: request, endpoint: endpoint.name) }
+                throw failure
             }
             if let permit { responseBody = ConcurrencyLimiter.holding(permit, until: responseBody) }
             // 10. consume
@@ -130,15 +149,17 @@ final class Pipeline: Sendable {
     }
 
     /// Stages 5 to 9 for one built request.
-    private func exchange<E: Endpoint>(_ request: HTTPRequest, body: HTTPBody?, endpoint: E) async throws -> (HTTPResponse, HTTPBody?) {
+    private func exchange<E: Endpoint>(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        endpoint: E,
+        scope: CallScope
+    ) async throws -> (HTTPResponse, HTTPBody?) {
         let context = CallContext(endpointName: endpoint.name, isIdempotent: endpoint.isIdempotent)
-        let scope = CallScope(operationID: endpoint.name, headTimeout: endpoint.timeout ?? configuration.responseHeadTimeout)
         return try await CallContext.$current.withValue(context) {
             try await CallScope.$current.withValue(scope) {
                 try await ResponseDecompression.$forTransport.withValue(configuration.decompression) {
-                    try await RequestTracing.bind(tracing: tracesRequests) {
-                        try await handler(request, body, baseURL)
-                    }
+                    try await handler(request, body, baseURL)
                 }
             }
         }
@@ -170,11 +191,11 @@ final class Pipeline: Sendable {
         { request, body, url in try await redirects.send(request, body: body, baseURL: url, hop: next) }
     }
 
-    /// Stage 8: one span per request handed down, when the call traces.
-    private static func tracingStage(around next: @escaping Handler) -> Handler {
+    /// Stage 8: each request handed down counted (``CallScope/requests``), for the request middlewares.
+    private static func countingStage(around next: @escaping Handler) -> Handler {
         { request, body, url in
-            guard let tracing = RequestTracing.current else { return try await next(request, body, url) }
-            return try await tracing.send(request, body: body, baseURL: url, hop: next)
+            CallScope.current?.requests?.increment()
+            return try await next(request, body, url)
         }
     }
 
@@ -250,6 +271,13 @@ final class Pipeline: Sendable {
         ParleyError.RequestSummary(method: request.method, url: RequestURLText.redactingUserInfo(request.absoluteURLString(baseURL: nil)))
     }
 
+    /// Tells the request middlewares that observe outcomes that the call failed before any request reached them.
+    func reportFailureBeforeSending(_ error: ParleyError, request: HTTPRequest, endpoint: String) {
+        for case let observer as any CallOutcomeObserver in requestMiddlewares {
+            observer.callFailedBeforeSending(error, request: request, endpoint: endpoint)
+        }
+    }
+
     /// Tells the middlewares (either list) that observe outcomes that the call failed after the chain.
     func reportFailureAfterChain(_ error: ParleyError, request: HTTPRequest, endpoint: String) {
         guard error.kind.arisesAfterChain else { return }
@@ -296,6 +324,19 @@ struct CallScope: Sendable {
     let operationID: String
     /// The limit on each response head (``HeadDeadline``): the endpoint's timeout, else the client's head timeout.
     let headTimeout: Duration?
+    /// How many requests have reached the request middlewares (stage 8); `nil` when the client has none.
+    let requests: RequestCounter?
 
     @TaskLocal static var current: CallScope?
+}
+
+/// The requests of one call that have reached stage 8: every attempt, every redirect hop.
+final class RequestCounter: Sendable {
+    private let state = LockedState(0)
+
+    /// The requests counted so far.
+    var count: Int { state.withLock { $0 } }
+
+    /// Counts one more request.
+    func increment() { state.withLock { $0 += 1 } }
 }

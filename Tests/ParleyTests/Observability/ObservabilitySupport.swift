@@ -123,12 +123,14 @@ extension FinishedInMemorySpan {
 func withRefusingClient(
     _ transport: TransportKind,
     middlewares: [any ClientMiddleware],
+    requestMiddlewares: [any ClientMiddleware] = [],
     _ body: (Client) async throws -> Void
 ) async throws {
     let client = Client(
         baseURL: try await DemoServer.closedPortURL(),
         transport: transport.makeTransport(),
-        middlewares: middlewares
+        middlewares: middlewares,
+        requestMiddlewares: requestMiddlewares
     )
     do {
         try await body(client)

@@ -4,10 +4,12 @@ import Parley
 import Testing
 import Tracing
 
-/// Where `.tracing()` sits relative to `.retry()`.
+/// Where `.tracing()` sits relative to `.retry()`: before or after it among the call's middlewares, or among the
+/// request middlewares, where the client moves it from the others.
 enum TracingPlacement: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case beforeRetry
     case afterRetry
+    case requestMiddlewares
 
     var testDescription: String { rawValue }
 
@@ -16,7 +18,12 @@ enum TracingPlacement: String, CaseIterable, Sendable, CustomTestStringConvertib
         switch self {
         case .beforeRetry: return [.tracing(tracer: tracer), .retry(fast)]
         case .afterRetry: return [.retry(fast), .tracing(tracer: tracer)]
+        case .requestMiddlewares: return [.retry(fast)]
         }
+    }
+
+    func requestMiddlewares(_ tracer: any Tracer) -> [any ClientMiddleware] {
+        self == .requestMiddlewares ? [.tracing(tracer: tracer)] : []
     }
 }
 
@@ -28,7 +35,9 @@ struct TracingAttemptTests {
     )
     func retried(transport: TransportKind, placement: TracingPlacement) async throws {
         let tracer = InMemoryTracer()
-        try await withDemoClient(transport, middlewares: placement.middlewares(tracer)) { client, _ in
+        try await withDemoClient(
+            transport, middlewares: placement.middlewares(tracer), requestMiddlewares: placement.requestMiddlewares(tracer)
+        ) { client, _ in
             let answer = try await tracer.withSpan("order") { _ in try await client.send(Flaky(failures: 2)) }
             #expect(answer.attempts == 3)
             let parent = try #require(tracer.finishedSpans.first { $0.operationName == "order" })
@@ -65,7 +74,9 @@ struct TracingAttemptTests {
     @Test("An attempt that fails to connect is recorded on its own span", arguments: TracingPlacement.allCases)
     func refusedAttempts(placement: TracingPlacement) async throws {
         let tracer = InMemoryTracer()
-        try await withRefusingClient(.asyncHTTPClient, middlewares: placement.middlewares(tracer)) { client in
+        try await withRefusingClient(
+            .asyncHTTPClient, middlewares: placement.middlewares(tracer), requestMiddlewares: placement.requestMiddlewares(tracer)
+        ) { client in
             await expectParleyError(.transport) { try await client.send(EchoEndpoint()) }
             let attempts = tracer.finishedSpans
             #expect(attempts.count == 3)

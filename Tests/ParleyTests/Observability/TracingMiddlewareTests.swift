@@ -124,6 +124,13 @@ struct TracingMiddlewareTests {
             #expect(span.errors.count == 1)
             #expect(tracer.performedContextInjections.isEmpty, "nothing was sent")
         }
+        // The same with tracing listed among the request middlewares, the failing auth above it.
+        let requestTracer = InMemoryTracer()
+        try await withDemoClient(.asyncHTTPClient, middlewares: [auth], requestMiddlewares: [.tracing(tracer: requestTracer)]) { client, _ in
+            await expectParleyError(.authentication) { try await client.send(EchoEndpoint()) }
+            #expect(requestTracer.finishedSpans.map { $0.attribute("error.type") } == ["authentication"])
+            #expect(requestTracer.performedContextInjections.isEmpty, "nothing was sent")
+        }
     }
 
     @Test("Outside a Client (as in an OpenAPI-generated client) the middleware opens the span itself; user info is redacted")

@@ -173,7 +173,8 @@ struct RetryTests {
         let client = Client(baseURL: url, transport: transport.makeTransport(), middlewares: [.retry(fast, onRetry: log.record)])
         defer { Task { try? await client.shutdown() } }
         let error = await expectParleyError(.transport) { try await client.send(GetText(path: "/text")) }
-        #expect(error?.message.contains("gave up after 3 attempts") == true, "\(String(describing: error))")
+        #expect(error?.attempts == 3, "\(String(describing: error))")
+        #expect(error?.description.contains("gave up after 3 attempts") == true, "\(String(describing: error))")
         #expect(log.all.count == 2)
         #expect(log.all.allSatisfy { $0.error?.kind == .transport })
     }
@@ -236,7 +237,8 @@ struct RetryTests {
                 try await client.send(Get<[String: Int]>(path: "/slow", query: ["ms": "5000"]))
             }
             #expect(error?.message.contains("attemptTimeout") == true)
-            #expect(error?.message.contains("gave up after 2 attempts") == true)
+            #expect(error?.attempts == 2)
+            #expect(error?.description.contains("gave up after 2 attempts") == true)
             #expect(log.all.map { $0.error?.kind } == [.timeout])
         }
     }

@@ -34,7 +34,12 @@ struct DownloadTests {
             let first = await expectParleyError(.transport) {
                 try await client.download(Download(size: size, headers: ["X-Cut-After": String(cut)]), to: destination).value
             }
-            #expect(first?.message.contains("resume: true") == true, "\(String(describing: first))")
+            // What was received before the cut is kept: the partial file holds exactly the bytes the error reports.
+            let kept = try #require(first?.keptDownload, "\(String(describing: first))")
+            #expect(kept.path.hasSuffix(".resumed.bin.parley-partial"))
+            #expect(kept.bytes > 0 && kept.bytes <= Int64(cut))
+            #expect((try FileManager.default.attributesOfItem(atPath: kept.path)[.size] as? Int).map(Int64.init) == kept.bytes)
+            #expect(first?.description.contains("resume: true") == true, "\(String(describing: first))")
             #expect(!FileManager.default.fileExists(atPath: destination.path))
             #expect(folder.names().contains(".resumed.bin.parley-partial"))
 

@@ -30,6 +30,7 @@ func withDemoClient<T>(
     _ transport: TransportKind,
     headers: Headers = [:],
     middlewares: [any ClientMiddleware] = [],
+    requestMiddlewares: [any ClientMiddleware] = [],
     configuration: Client.Configuration = Client.Configuration(),
     _ body: (Client, DemoServer) async throws -> T
 ) async throws -> T {
@@ -40,6 +41,7 @@ func withDemoClient<T>(
             transport: transport.makeTransport(),
             headers: headers,
             middlewares: middlewares,
+            requestMiddlewares: requestMiddlewares,
             configuration: configuration
         )
         do {

@@ -25,7 +25,7 @@ public import OpenAPIRuntime
 /// - Downstream middlewares see ``CallContext/attempt`` (1, 2, …), and `onRetry` hears of every retry.
 ///
 /// When the attempts run out, the last response is returned (and validated as usual) or the last error thrown,
-/// its message saying how many attempts were made.
+/// its ``ParleyError/attempts`` saying how many attempts were made.
 public struct RetryMiddleware: ClientMiddleware {
     /// When and how often to retry.
     public let policy: RetryPolicy
@@ -145,7 +145,7 @@ public struct RetryMiddleware: ClientMiddleware {
         }
     }
 
-    /// The last outcome, its error saying how many attempts were made.
+    /// The last outcome, its error saying how many attempts were made (``ParleyError/attempts``).
     private static func finish(
         _ outcome: Result<(HTTPResponse, HTTPBody?), ParleyError>,
         attempts: Int
@@ -154,7 +154,7 @@ public struct RetryMiddleware: ClientMiddleware {
         case .success(let value):
             return value
         case .failure(var error):
-            if attempts > 1 { error.message += " (gave up after \(attempts) attempts)" }
+            if attempts > 1 { error.attempts = attempts }
             throw error
         }
     }

@@ -12,7 +12,7 @@ public import Tracing
 /// injected into the request's header fields through the tracer's own `inject`.
 ///
 /// ```swift
-/// let client = Client(baseURL: url, middlewares: [.tracing(), .retry()])   // InstrumentationSystem.tracer
+/// let client = Client(baseURL: url, middlewares: [.retry()], requestMiddlewares: [.tracing()])   // InstrumentationSystem.tracer
 /// ```
 ///
 /// **Spans.** Named after the method (`GET`; `HTTP` for a method outside the standard ones), of kind `.client`,
@@ -25,21 +25,21 @@ public import Tracing
 /// status to `.error`, as the conventions ask of clients. A span ends when the exchange is over: when the
 /// response body has been read to its end, failed, or been released unread (an error mid-body is recorded).
 ///
-/// **One span per attempt, wherever the middleware sits.** OpenTelemetry wants a span for each request sent, each
-/// resend (retry, redirect, replay after a token refresh) with `http.request.resend_count`. In a `Client`, this
-/// middleware does not open the span itself: it hands its tracer to the client for the call, and the client
-/// opens the span where it hands each request to the transport, under every middleware. So `.tracing()` placed
-/// before `.retry()`, after it, or with redirects followed, gives the same spans: one per request on the wire,
-/// siblings under the caller's span, each injecting its own trace context. A call that fails before any request
-/// is sent (a middleware after this one failed, a token could not be had) gets one span recording the error.
-/// A second `TracingMiddleware` in the same client does nothing.
+/// **One span per request sent, wherever the middleware is listed.** OpenTelemetry wants a span for each request
+/// sent, each resend (retry, redirect, replay after a token refresh) with `http.request.resend_count`. Tracing is
+/// therefore a request middleware (``Client/requestMiddlewares``): it sees every request the client hands to the
+/// transport. Listed among a client's call middlewares instead, it is moved there, ahead of the other request
+/// middlewares, so `.tracing()` placed before `.retry()`, after it, or in either list gives the same spans: one per
+/// request on the wire, siblings under the caller's span, each injecting its own trace context. A call that fails
+/// before any request is sent (a middleware failed, a token could not be had) gets one span recording the error
+/// (``callFailedBeforeSending(_:request:endpoint:)``). A second `TracingMiddleware` in the same client is dropped.
 ///
 /// Outside a `Client` (installed in an OpenAPI-generated client), the middleware opens the span around the rest
 /// of the chain itself; place it after any retry middleware there to get a span per attempt.
 ///
 /// With the no-op tracer (nothing bootstrapped), requests pass through untouched. If the transport traces too
 /// (an `HTTPClient` configured with a tracer), turn one of them off, or each request is traced twice.
-public struct TracingMiddleware: ClientMiddleware {
+public struct TracingMiddleware: ClientMiddleware, CallOutcomeObserver {
     /// The tracer; `nil` for `InstrumentationSystem.tracer` at the time of each call.
     public let tracer: (any Tracer)?
     /// Query items whose values are replaced by `REDACTED` in `url.full`, lowercased.
@@ -55,8 +55,8 @@ public struct TracingMiddleware: ClientMiddleware {
         self.redactedQueryItems = Set(redactedQueryItems.map { $0.lowercased() })
     }
 
-    /// Traces the request: hands the tracer to the `Client` for a span per physical request, or, outside a
-    /// `Client`, opens the span itself.
+    /// Traces the request in a CLIENT span of its own. In a `Client`, its resend count is the number of requests of
+    /// the call sent before it; outside one, the retry attempt's (``CallContext/attempt``).
     public func intercept(
         _ request: HTTPRequest,
         body: HTTPBody?,
@@ -66,35 +66,29 @@ public struct TracingMiddleware: ClientMiddleware {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let tracer = self.tracer ?? InstrumentationSystem.tracer
         if tracer is NoOpTracer { return try await next(request, body, baseURL) }
-        let endpoint = CallContext.current?.endpointName ?? operationID
-        if let handOff = RequestTracing.current {
-            guard handOff.claim(tracer, redactedQueryItems: redactedQueryItems) else {
-                return try await next(request, body, baseURL)
-            }
-            do {
-                return try await next(request, body, baseURL)
-            } catch {
-                if handOff.sends == 0 {
-                    var unsent = request
-                    RequestSpan(&unsent, baseURL: baseURL, tracer: tracer, redactedQueryItems: redactedQueryItems,
-                                resendCount: 0, endpoint: endpoint, injecting: false)
-                        .finish(ObservedExchange(failure: error, duration: .zero, sent: BodyObserver.Totals()))
-                }
-                throw error
-            }
-        }
+        let sentBefore = CallScope.current?.requests.map { $0.count - 1 } ?? (CallContext.current?.attempt ?? 1) - 1
         var request = request
         let span = RequestSpan(
             &request,
             baseURL: baseURL,
             tracer: tracer,
             redactedQueryItems: redactedQueryItems,
-            resendCount: (CallContext.current?.attempt ?? 1) - 1,
-            endpoint: endpoint
+            resendCount: sentBefore,
+            endpoint: CallContext.current?.endpointName ?? operationID
         )
         return try await InstrumentationContext.$current.withValue(span.span.context) {
             try await ObservedExchange.observe(request, body: body, baseURL: baseURL, next: next, onEnd: span.finish)
         }
+    }
+
+    /// Records a call that failed before any of its requests was sent on one span, nothing injected.
+    public func callFailedBeforeSending(_ error: ParleyError, request: HTTPRequest, endpoint: String) {
+        let tracer = self.tracer ?? InstrumentationSystem.tracer
+        if tracer is NoOpTracer { return }
+        var unsent = request
+        RequestSpan(&unsent, baseURL: nil, tracer: tracer, redactedQueryItems: redactedQueryItems,
+                    resendCount: 0, endpoint: endpoint, injecting: false)
+            .finish(ObservedExchange(failure: error, duration: .zero, sent: BodyObserver.Totals()))
     }
 }
 
