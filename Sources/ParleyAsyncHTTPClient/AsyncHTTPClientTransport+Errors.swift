@@ -110,7 +110,11 @@ extension AsyncHTTPClientTransport {
             }
         }
         if let error = error as? NIOConnectionError {
-            return ParleyError(.transport, "Could not connect to \(error.host):\(error.port): \(Self.describe(error)).", underlying: error)
+            return ParleyError(
+                .transport,
+                "Could not connect to \(error.host):\(error.port): \(Self.describe(error)).",
+                underlying: error
+            )
         }
         if let error = error as? IOError {
             return ParleyError(.transport, "A socket operation failed: \(error).", underlying: error)
@@ -162,10 +166,12 @@ extension AsyncHTTPClientTransport {
         case .closedConnection, .trailingGarbage:
             what = "more bytes followed a response that ended the connection"
         case .unknown where afterHead:
-            what = "its body framing is broken (for example a chunk not ending with CR LF, or a Transfer-Encoding the "
+            what =
+                "its body framing is broken (for example a chunk not ending with CR LF, or a Transfer-Encoding the "
                 + "parser cannot frame), which the parser does not describe further"
         default:
-            what = "its "
+            what =
+                "its "
                 + (afterHead ? "body framing" : "status line or headers")
                 + " are malformed (for example a line not ending with CR LF, or an unsupported Transfer-Encoding), "
                 + "which the parser does not describe further"

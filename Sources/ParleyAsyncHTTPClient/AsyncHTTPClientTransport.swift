@@ -1,14 +1,15 @@
 public import AsyncHTTPClient
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
 public import HTTPTypes
 import NIOCore
 import NIOHTTP1
 public import OpenAPIRuntime
 public import Parley
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A `ClientTransport` on AsyncHTTPClient: streams request and response bodies, keeps repeated header
 /// fields, reuses pooled connections, and reports failures as ``/Parley/ParleyError``.
@@ -131,7 +132,8 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         let deadline = headLimit.map { NIODeadline.now() + TimeAmount($0) } ?? .distantFuture
         do {
             incoming = try await client.execute(outgoing, deadline: deadline)
-        } catch where Self.isStaleConnection(error) && !Task.isCancelled && NIODeadline.now() < deadline
+        } catch
+            where Self.isStaleConnection(error) && !Task.isCancelled && NIODeadline.now() < deadline
             && (bodyProgress?.started != true || body?.iterationBehavior == .multiple)
         {
             // Not after a cancellation: cancelling a request closes its channel, which can also read as "I/O on
@@ -144,7 +146,12 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
             do {
                 incoming = try await client.execute(outgoing, deadline: deadline)
             } catch {
-                throw Self.translate(error, request: request, bodyProgress: bodyProgress, headLimit: Self.passed(deadline, headLimit))
+                throw Self.translate(
+                    error,
+                    request: request,
+                    bodyProgress: bodyProgress,
+                    headLimit: Self.passed(deadline, headLimit)
+                )
             }
         } catch {
             throw Self.translate(error, request: request, bodyProgress: bodyProgress, headLimit: Self.passed(deadline, headLimit))

@@ -1,10 +1,11 @@
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
 public import OpenAPIRuntime
 public import Parley
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 extension Client {
     /// A client on AsyncHTTPClient's shared `HTTPClient` (the default on Linux): nothing to shut down.

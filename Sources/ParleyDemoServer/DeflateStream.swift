@@ -30,7 +30,14 @@ final class DeflateStream {
         stream.initialize(to: z_stream())
         let size = Int32(MemoryLayout<z_stream>.size)
         let status = deflateInit2_(
-            stream, Z_BEST_COMPRESSION, Z_DEFLATED, format.windowBits, 9, Z_DEFAULT_STRATEGY, zlibVersion(), size
+            stream,
+            Z_BEST_COMPRESSION,
+            Z_DEFLATED,
+            format.windowBits,
+            9,
+            Z_DEFAULT_STRATEGY,
+            zlibVersion(),
+            size
         )
         guard status == Z_OK else {
             stream.deinitialize(count: 1)

@@ -1,5 +1,5 @@
-import NIOCore
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// A per-server registry of fired events with waiters that suspend (without polling) until one
 /// of the events they care about fires, a timeout elapses, or their task is cancelled.

@@ -62,13 +62,15 @@ extension FaultResponder {
             for _ in 0..<count { bytes += hint }
             Self.send(bytes + ok, on: channel)
         case .contentLengthTwice:
-            let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nContent-Length: 10\r\nConnection: close\r\n\r\n"
+            let head =
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nContent-Length: 10\r\nConnection: close\r\n\r\n"
             Self.send(Array(head.utf8) + ten, on: channel)
         case .contentLengthList:
             let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5, 10\r\nConnection: close\r\n\r\n"
             Self.send(Array(head.utf8) + ten, on: channel)
         case .contentLengthHuge:
-            let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 99999999999999999999999\r\nConnection: close\r\n\r\n"
+            let head =
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 99999999999999999999999\r\nConnection: close\r\n\r\n"
             Self.send(Array(head.utf8) + ten, on: channel)
         case .manyTrailers(let count):
             var bytes = Self.head("200 OK", ["Content-Type": "text/plain", "Transfer-Encoding": "chunked"])
@@ -88,7 +90,10 @@ extension FaultResponder {
         case .gzipBombChunked(let inflated):
             guard let bomb = GzipBomb(inflated: inflated) else { return Self.reset(channel) }
             Self.write(
-                Self.head("200 OK", ["Content-Type": "application/octet-stream", "Content-Encoding": "gzip", "Transfer-Encoding": "chunked"]),
+                Self.head(
+                    "200 OK",
+                    ["Content-Type": "application/octet-stream", "Content-Encoding": "gzip", "Transfer-Encoding": "chunked"]
+                ),
                 on: channel
             )
             Self.write(Self.chunk(bomb.head), on: channel)

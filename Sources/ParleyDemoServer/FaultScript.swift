@@ -101,7 +101,9 @@ enum FaultScript: Sendable, Equatable {
             let every = TimeAmount.milliseconds(Int64(interval))
             self = head.path == "/dribble-head" ? .dribbleHead(interval: every) : .dribbleBody(interval: every)
         case let path where path.hasPrefix("/hostile/"):
-            self = HostileAnswer(path: path).map { .hostile($0) } ?? .refuse(status: "404 Not Found", reason: "no hostile route \(path)")
+            self =
+                HostileAnswer(path: path).map { .hostile($0) }
+                ?? .refuse(status: "404 Not Found", reason: "no hostile route \(path)")
         default:
             if let script = HardeningScript(head) {
                 self = .hardening(script)

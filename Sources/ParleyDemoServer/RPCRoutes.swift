@@ -1,13 +1,14 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import Parley
 public import ParleyJSONRPC
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The demo server's JSON-RPC 2.0 API at `POST /rpc`: the methods of the specification's examples, so its
 /// examples can be replayed with curl, plus a few for the demo and the tests.
@@ -49,7 +50,8 @@ enum RPCRoutes {
             if request.uri.queryParameters["plain"] != nil {
                 return DemoResponses.text("the JSON-RPC backend is down", status: status)
             }
-            let body = #"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server overloaded","data":{"retryAfter":3}},"id":null}"#
+            let body =
+                #"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server overloaded","data":{"retryAfter":3}},"id":null}"#
             return DemoResponses.raw(ByteBuffer(string: body), contentType: "application/json", status: status)
         }
     }
@@ -68,7 +70,9 @@ enum RPCRoutes {
                 minuend = try positional.decode(Int.self)
                 subtrahend = try positional.decode(Int.self)
                 guard positional.isAtEnd else {
-                    throw DecodingError.dataCorrupted(.init(codingPath: positional.codingPath, debugDescription: "subtract takes two numbers"))
+                    throw DecodingError.dataCorrupted(
+                        .init(codingPath: positional.codingPath, debugDescription: "subtract takes two numbers")
+                    )
                 }
             } else {
                 let named = try decoder.container(keyedBy: CodingKeys.self)

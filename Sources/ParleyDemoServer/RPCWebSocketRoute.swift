@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import HTTPTypes
 import HummingbirdWebSocket
 import Logging
@@ -11,6 +6,12 @@ import NIOCore
 import NIOWebSocket
 import Parley
 import ParleyJSONRPC
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// JSON-RPC over WebSocket at `/rpc/ws`: the same router as `POST /rpc`, answering concurrently, plus server
 /// push and faults that only a connection can have:
@@ -64,10 +65,16 @@ enum RPCWebSocketRoute {
                         let subscription = "ticks-\(subscriptions.next())"
                         let id = request?["id"] ?? .null
                         group.addTask {
-                            try await send(.object(["jsonrpc": .string("2.0"), "result": .string(subscription), "id": id]), outbound)
+                            try await send(
+                                .object(["jsonrpc": .string("2.0"), "result": .string(subscription), "id": id]),
+                                outbound
+                            )
                             for n in 1...max(1, count) {
                                 let params: JSONValue = .object(["subscription": .string(subscription), "n": .int(n)])
-                                try await send(.object(["jsonrpc": .string("2.0"), "method": .string("tick"), "params": params]), outbound)
+                                try await send(
+                                    .object(["jsonrpc": .string("2.0"), "method": .string("tick"), "params": params]),
+                                    outbound
+                                )
                             }
                         }
                     case .string("subscribe")?:
@@ -113,9 +120,12 @@ enum RPCWebSocketRoute {
 /// Numbers subscriptions within one connection.
 private final class LockedCounter: Sendable {
     private let value = NIOLockedValueBox(0)
-    func next() -> Int { value.withLockedValue { $0 += 1; return $0 } }
+    func next() -> Int {
+        value.withLockedValue {
+            $0 += 1; return $0
+        }
+    }
 }
-
 
 /// Counts arrivals and wakes those waiting for a count, without polling.
 private final class ArrivalCounter: Sendable {

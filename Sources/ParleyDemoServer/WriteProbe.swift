@@ -71,7 +71,8 @@ final class WriteProbe: Sendable {
             let pendingLong = snapshot.pendingSince.map { now - $0 >= threshold } ?? false
             let stalled = snapshot.writes > 0 && now - sentSince >= threshold
             if pendingLong || stalled || now >= deadline {
-                let state = "\(snapshot.writes) writes, the last completed "
+                let state =
+                    "\(snapshot.writes) writes, the last completed "
                     + "\(snapshot.lastCompleted.map { "\(now - $0)" } ?? "never") ago, "
                     + (snapshot.pendingSince.map { "one pending for \(now - $0)" } ?? "none pending")
                     + ", \(sent) bytes sent, unchanged for \(now - sentSince)"

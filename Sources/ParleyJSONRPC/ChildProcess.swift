@@ -1,13 +1,14 @@
 import Dispatch
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Parley
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A child process started for a ``JSONRPCStreamChannel``: its standard input and output as pipes, its
 /// standard error passed through (or to a given handle), and how it ended.
@@ -105,7 +106,9 @@ final class ChildProcess: Sendable {
             try Self.withTerminationSignalsDeliverable { try process.run() }
         } catch {
             throw ParleyError(
-                .transport, "Cannot launch the JSON-RPC child process \(path): \(error). Nothing was sent.", underlying: error
+                .transport,
+                "Cannot launch the JSON-RPC child process \(path): \(error). Nothing was sent.",
+                underlying: error
             )
         }
         self.process = process
@@ -128,9 +131,9 @@ final class ChildProcess: Sendable {
             var action = sigaction()
             guard sigaction(number, nil, &action) == 0 else { continue }
             #if canImport(Darwin)
-            let handler = unsafeBitCast(action.__sigaction_u.__sa_handler, to: Int.self)
+                let handler = unsafeBitCast(action.__sigaction_u.__sa_handler, to: Int.self)
             #else
-            let handler = unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
+                let handler = unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
             #endif
             if handler != unsafeBitCast(SIG_IGN, to: Int.self) { sigaddset(&deliverable, number) }
         }

@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
 public import Parley
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Typed JSON-RPC 2.0 calls, notifications and batches over a ``JSONRPCChannel``.
 ///
@@ -66,7 +67,8 @@ public struct JSONRPCClient: Sendable {
         case .single(let element):
             var failure = JSONRPCCoding.stray(element, reply: reply)
             if element.id != nil {
-                failure.message = "The JSON-RPC call \(name) had the id \(id), but the answer has the id \(element.id?.description ?? "null")."
+                failure.message =
+                    "The JSON-RPC call \(name) had the id \(id), but the answer has the id \(element.id?.description ?? "null")."
             }
             outcome = .failure(failure)
         case .batch:
@@ -130,14 +132,19 @@ public struct JSONRPCClient: Sendable {
     /// Sends a batch built with ``JSONRPCBatch``: calls and notifications of any number, known at run time.
     public func send(_ batch: JSONRPCBatch) async throws(ParleyError) -> JSONRPCBatch.Results {
         let results = try await send(batch.entries)
-        return JSONRPCBatch.Results(outcomes: results.outcomes, unmatched: results.unmatched, unmatchedCount: results.unmatchedCount)
+        return JSONRPCBatch.Results(
+            outcomes: results.outcomes,
+            unmatched: results.unmatched,
+            unmatchedCount: results.unmatchedCount
+        )
     }
 
     /// Sends entries as one batch array; notifications get no slot in `outcomes`' meaning (their slot stays a
     /// success of `()`), calls get theirs.
     func send(
         _ entries: [JSONRPCCoding.Entry]
-    ) async throws(ParleyError) -> (outcomes: [Result<any Sendable, ParleyError>], unmatched: [ParleyError], unmatchedCount: Int) {
+    ) async throws(ParleyError) -> (outcomes: [Result<any Sendable, ParleyError>], unmatched: [ParleyError], unmatchedCount: Int)
+    {
         guard !entries.isEmpty else {
             throw ParleyError(
                 .invalidRequest,

@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Parley
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Encoding messages and matching answers to the calls that wait for them.
 @usableFromInline
@@ -56,7 +57,11 @@ enum JSONRPCCoding {
         do {
             return try encoder.encode(value)
         } catch {
-            throw ParleyError(.encoding, "The JSON-RPC \(what) could not be encoded: \(error). Nothing was sent.", underlying: error)
+            throw ParleyError(
+                .encoding,
+                "The JSON-RPC \(what) could not be encoded: \(error). Nothing was sent.",
+                underlying: error
+            )
         }
     }
 
@@ -229,7 +234,8 @@ enum JSONRPCCoding {
             while text.last == "." { text.removeLast() }
             return text
         }
-        var text = count == 1 ? "It also held an answer that matches no call: " : "It also held \(count) answers that match no call: "
+        var text =
+            count == 1 ? "It also held an answer that matches no call: " : "It also held \(count) answers that match no call: "
         text += named.joined(separator: "; ")
         if count > named.count { text += "; and \(count - named.count) more" }
         return text + "."

@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Parley
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A JSON-RPC request id: a number or a string, kept exactly as sent.
 ///
@@ -71,10 +72,12 @@ public final class SequentialIDs: JSONRPCIDGenerator {
 
     /// The next integer.
     public func next() -> JSONRPCID {
-        .number(counter.withLock { value in
-            defer { value &+= 1 }
-            return value
-        })
+        .number(
+            counter.withLock { value in
+                defer { value &+= 1 }
+                return value
+            }
+        )
     }
 }
 

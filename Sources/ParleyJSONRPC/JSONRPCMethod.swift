@@ -44,7 +44,10 @@ public struct JSONRPCNoParams: Encodable, Sendable, Hashable {
     public init() {}
     /// Never called: requests leave `params` out.
     public func encode(to encoder: any Encoder) throws {
-        throw EncodingError.invalidValue(self, .init(codingPath: encoder.codingPath, debugDescription: "JSONRPCNoParams is never encoded"))
+        throw EncodingError.invalidValue(
+            self,
+            .init(codingPath: encoder.codingPath, debugDescription: "JSONRPCNoParams is never encoded")
+        )
     }
 }
 

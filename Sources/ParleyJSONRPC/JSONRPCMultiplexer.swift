@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
 public import Parley
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 /// A request or notification the peer sent to us.
 public struct JSONRPCIncoming: Sendable {

@@ -51,7 +51,9 @@ extension JSONRPCRouter {
         // Serialises the answers on `output`, off Swift's threads (a peer that stops reading blocks `write(2)`);
         // `writeFailure` holds the first write failure, after which nothing more is written.
         let writer = StreamWriter(
-            output, label: "parley.jsonrpc.serve.write", closedReason: "The JSON-RPC output is closed."
+            output,
+            label: "parley.jsonrpc.serve.write",
+            closedReason: "The JSON-RPC output is closed."
         )
         let writeFailure = LockedState<ParleyError?>(nil)
         await withTaskGroup(of: Void.self) { group in

@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
 import Parley
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// The server side: typed handlers registered by method name, and ``handle(_:)`` turning one incoming
 /// message (a call, a notification or a batch) into the answer the specification requires.
@@ -113,7 +114,8 @@ public struct JSONRPCRouter: Sendable {
         case nil: validID = .null
         case .null?, .string?, .int?: validID = id ?? .null
         case .double(let number)? where number.rounded() == number: validID = .double(number)
-        default: return Self.errorResponse(.invalidRequest(data: .string("the id must be a string, an integer or null")), id: .null)
+        default:
+            return Self.errorResponse(.invalidRequest(data: .string("the id must be a string, an integer or null")), id: .null)
         }
         guard members["jsonrpc"] == .string("2.0") else {
             return Self.errorResponse(.invalidRequest(data: .string("\"jsonrpc\" must be \"2.0\"")), id: validID)
@@ -124,7 +126,8 @@ public struct JSONRPCRouter: Sendable {
         let params = members["params"]
         switch params {
         case nil, .array?, .object?: break
-        default: return Self.errorResponse(.invalidRequest(data: .string("\"params\" must be an array or an object")), id: validID)
+        default:
+            return Self.errorResponse(.invalidRequest(data: .string("\"params\" must be an array or an object")), id: validID)
         }
         let isNotification = id == nil
         guard let handler = handlers[method] else {

@@ -1,13 +1,14 @@
 import Dispatch
 public import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 public import Parley
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 extension JSONRPCStreamChannel {
     /// Starts `executable` as a child process and talks JSON-RPC with it over its standard input and output,
@@ -53,7 +54,10 @@ extension JSONRPCStreamChannel {
     ) throws(ParleyError) -> JSONRPCStreamChannel {
         let multiplexer = JSONRPCMultiplexer(router: router)
         let child = try ChildProcess(
-            executable: executable, arguments: arguments, environment: environment, currentDirectory: currentDirectory,
+            executable: executable,
+            arguments: arguments,
+            environment: environment,
+            currentDirectory: currentDirectory,
             standardError: standardError
         ) { exit in
             // The reader closes the channel when the child's output ends, after the answers still in the pipe.
@@ -63,8 +67,12 @@ extension JSONRPCStreamChannel {
             }
         }
         return JSONRPCStreamChannel(
-            input: child.output, output: child.input, framing: framing, multiplexer: multiplexer,
-            maxMessageSize: maxMessageSize, child: child
+            input: child.output,
+            output: child.input,
+            framing: framing,
+            multiplexer: multiplexer,
+            maxMessageSize: maxMessageSize,
+            child: child
         )
     }
 

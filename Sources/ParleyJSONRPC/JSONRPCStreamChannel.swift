@@ -37,8 +37,12 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
         maxMessageSize: Int = 64 * 1024 * 1024
     ) {
         self.init(
-            input: input, output: output, framing: framing, multiplexer: JSONRPCMultiplexer(router: router),
-            maxMessageSize: maxMessageSize, child: nil
+            input: input,
+            output: output,
+            framing: framing,
+            multiplexer: JSONRPCMultiplexer(router: router),
+            maxMessageSize: maxMessageSize,
+            child: nil
         )
     }
 
@@ -52,7 +56,9 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
         child: ChildProcess?
     ) {
         self.writer = StreamWriter(
-            output, label: "parley.jsonrpc.stream-channel.write", closedReason: "The JSON-RPC channel is closed: it was closed."
+            output,
+            label: "parley.jsonrpc.stream-channel.write",
+            closedReason: "The JSON-RPC channel is closed: it was closed."
         )
         self.framing = framing
         self.multiplexer = multiplexer
@@ -70,7 +76,8 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
                     var reason = chunk == nil ? "reading from the peer failed" : "the peer closed its output"
                     if let childExit {
                         // The child's output ends when it exits: wait a moment for its status, to say how it ended.
-                        reason = childExit.wait(timeout: .seconds(1)).map { "the child process \(childName) \($0)" }
+                        reason =
+                            childExit.wait(timeout: .seconds(1)).map { "the child process \(childName) \($0)" }
                             ?? "the child process \(childName) closed its output"
                     }
                     multiplexer.close(reason: reason)

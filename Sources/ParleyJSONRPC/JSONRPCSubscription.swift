@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
 public import Parley
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Which of the peer's notifications belong to a subscription, given what the subscribe call answered.
 ///
@@ -19,7 +20,8 @@ public struct JSONRPCSubscriptionMatcher: Sendable {
     private let belongs: @Sendable (_ notification: JSONRPCIncoming, _ subscription: JSONValue) -> Bool
 
     /// Notifications of `method` for which `belongs` says yes; `subscription` is the subscribe call's result.
-    public init(method: String, belongs: @escaping @Sendable (_ notification: JSONRPCIncoming, _ subscription: JSONValue) -> Bool) {
+    public init(method: String, belongs: @escaping @Sendable (_ notification: JSONRPCIncoming, _ subscription: JSONValue) -> Bool)
+    {
         self.method = method
         self.belongs = belongs
     }
@@ -48,7 +50,9 @@ public struct JSONRPCSubscriptionMatcher: Sendable {
 /// ``/Parley/ParleyError/Kind/transport`` when the channel closes for good, or the peer's error when subscribing
 /// again is refused. ``cancel()`` ends it and waits for the unsubscribe call.
 public struct JSONRPCSubscription: AsyncSequence, Sendable {
+    /// Each element is one notification of the subscription.
     public typealias Element = JSONRPCIncoming
+    /// A subscription fails with a `ParleyError`.
     public typealias Failure = ParleyError
 
     let stream: AsyncThrowingStream<JSONRPCIncoming, any Error>
@@ -95,13 +99,21 @@ extension JSONRPCIncoming {
     /// `eth_subscription` notification) as `T`.
     ///
     /// - Throws: ``/Parley/ParleyError/Kind/decoding`` naming the coding path when they do not decode as `T`.
-    public func decodeParams<T: Decodable>(as type: T.Type = T.self, at key: String? = nil, decoder: JSONDecoder = JSONDecoder()) throws(ParleyError) -> T {
+    public func decodeParams<T: Decodable>(
+        as type: T.Type = T.self,
+        at key: String? = nil,
+        decoder: JSONDecoder = JSONDecoder()
+    ) throws(ParleyError) -> T {
         let value: JSONValue? = if let key { params?[key] } else { params }
         do {
             return try decoder.decode(T.self, from: JSONEncoder().encode(value ?? .null))
         } catch {
             let detail = JSONRPCCoding.describeDecodingFailure(error, under: key.map { "params.\($0)" } ?? "params")
-            throw ParleyError(.decoding, "The notification \(method) could not be decoded as \(T.self): \(detail).", underlying: error)
+            throw ParleyError(
+                .decoding,
+                "The notification \(method) could not be decoded as \(T.self): \(detail).",
+                underlying: error
+            )
         }
     }
 }

@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 public import Parley
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The member names of request and response objects.
 @usableFromInline
@@ -39,7 +40,10 @@ struct RequestEnvelope<Method: JSONRPCMethod>: Encodable, Sendable {
             case let scalar?:
                 throw EncodingError.invalidValue(
                     scalar,
-                    .init(codingPath: [MemberKey.params], debugDescription: "JSON-RPC params must be an array (positional) or an object (named), not \(scalar)")
+                    .init(
+                        codingPath: [MemberKey.params],
+                        debugDescription: "JSON-RPC params must be an array (positional) or an object (named), not \(scalar)"
+                    )
                 )
             }
         } else {
@@ -85,6 +89,7 @@ final class ResultDecoders: Sendable {
         { container in try container.decode(T.self, forKey: .result) }
     }
 
+    // swift-format-ignore
     static let userInfoKey = CodingUserInfoKey(rawValue: "parley.jsonrpc.resultDecoders")!  // SAFE: a non-empty literal key always succeeds.
 }
 
@@ -141,7 +146,8 @@ struct ResponseElement: Decodable {
         guard version == "2.0" else {
             outcome = .violation(
                 version.map { "has \"jsonrpc\": \(String(reflecting: $0)) instead of \"2.0\"" }
-                    ?? (container.contains(.jsonrpc) ? "has a \"jsonrpc\" member that is not the string \"2.0\"" : "has no \"jsonrpc\": \"2.0\" member")
+                    ?? (container.contains(.jsonrpc)
+                        ? "has a \"jsonrpc\" member that is not the string \"2.0\"" : "has no \"jsonrpc\": \"2.0\" member")
             )
             return
         }
@@ -155,7 +161,9 @@ struct ResponseElement: Decodable {
                 outcome = .error(try container.decode(JSONRPCError.self, forKey: .error))
             } catch {
                 let detail = (error as? DecodingError)?.explanation.message ?? "\(error)"
-                outcome = .violation("has a malformed error object (it needs an integer \"code\" and a string \"message\"): \(detail)")
+                outcome = .violation(
+                    "has a malformed error object (it needs an integer \"code\" and a string \"message\"): \(detail)"
+                )
             }
         case (true, false):
             guard let id, let decode = decoders?.byID[id] else {

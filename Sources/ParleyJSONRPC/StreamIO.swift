@@ -1,12 +1,13 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Parley
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// Blocking reads and writes on the file descriptors of byte streams, shared by ``JSONRPCStreamChannel`` and
 /// ``JSONRPCRouter/serve(input:output:framing:maxMessageSize:)``.
@@ -17,11 +18,11 @@ enum StreamIO {
         while true {
             let count = buffer.withUnsafeMutableBytes { raw in
                 #if canImport(Darwin)
-                Darwin.read(handle.fileDescriptor, raw.baseAddress, raw.count)
+                    Darwin.read(handle.fileDescriptor, raw.baseAddress, raw.count)
                 #elseif canImport(Musl)
-                Musl.read(handle.fileDescriptor, raw.baseAddress, raw.count)
+                    Musl.read(handle.fileDescriptor, raw.baseAddress, raw.count)
                 #else
-                Glibc.read(handle.fileDescriptor, raw.baseAddress, raw.count)
+                    Glibc.read(handle.fileDescriptor, raw.baseAddress, raw.count)
                 #endif
             }
             if count >= 0 { return Data(buffer[0..<count]) }
@@ -38,23 +39,23 @@ enum StreamIO {
     static func write(_ bytes: Data, to handle: FileHandle) throws(ParleyError) {
         let descriptor = handle.fileDescriptor
         #if canImport(Darwin)
-        _ = fcntl(descriptor, F_SETNOSIGPIPE, 1)
-        let failure = writeAll(bytes, to: descriptor)
+            _ = fcntl(descriptor, F_SETNOSIGPIPE, 1)
+            let failure = writeAll(bytes, to: descriptor)
         #else
-        var pipeSignal = sigset_t()
-        sigemptyset(&pipeSignal)
-        sigaddset(&pipeSignal, SIGPIPE)
-        var previousMask = sigset_t()
-        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previousMask)
-        defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
-        var pendingBefore = sigset_t()
-        sigpending(&pendingBefore)
-        let failure = writeAll(bytes, to: descriptor)
-        if failure == EPIPE, sigismember(&pendingBefore, SIGPIPE) != 1 {
-            // Take back the SIGPIPE this write raised, before the mask is restored and it would be delivered.
-            var noWait = timespec(tv_sec: 0, tv_nsec: 0)
-            while sigtimedwait(&pipeSignal, nil, &noWait) == -1, errno == EINTR {}
-        }
+            var pipeSignal = sigset_t()
+            sigemptyset(&pipeSignal)
+            sigaddset(&pipeSignal, SIGPIPE)
+            var previousMask = sigset_t()
+            pthread_sigmask(SIG_BLOCK, &pipeSignal, &previousMask)
+            defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
+            var pendingBefore = sigset_t()
+            sigpending(&pendingBefore)
+            let failure = writeAll(bytes, to: descriptor)
+            if failure == EPIPE, sigismember(&pendingBefore, SIGPIPE) != 1 {
+                // Take back the SIGPIPE this write raised, before the mask is restored and it would be delivered.
+                var noWait = timespec(tv_sec: 0, tv_nsec: 0)
+                while sigtimedwait(&pipeSignal, nil, &noWait) == -1, errno == EINTR {}
+            }
         #endif
         guard failure != 0 else { return }
         let reason = failure == EPIPE ? "the reader closed its end" : String(cString: strerror(failure))
@@ -68,11 +69,11 @@ enum StreamIO {
             var offset = 0
             while offset < raw.count {
                 #if canImport(Darwin)
-                let written = Darwin.write(descriptor, base + offset, raw.count - offset)
+                    let written = Darwin.write(descriptor, base + offset, raw.count - offset)
                 #elseif canImport(Musl)
-                let written = Musl.write(descriptor, base + offset, raw.count - offset)
+                    let written = Musl.write(descriptor, base + offset, raw.count - offset)
                 #else
-                let written = Glibc.write(descriptor, base + offset, raw.count - offset)
+                    let written = Glibc.write(descriptor, base + offset, raw.count - offset)
                 #endif
                 if written >= 0 {
                     offset += written

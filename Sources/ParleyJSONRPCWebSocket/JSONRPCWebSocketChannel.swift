@@ -1,14 +1,15 @@
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
 import Logging
 import NIOCore
+import NIOWebSocket
 public import Parley
 public import ParleyJSONRPC
-import NIOWebSocket
 import WSClient
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// JSON-RPC over one WebSocket connection (text messages), with hummingbird-project's `WSClient`.
 ///
@@ -81,7 +82,13 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     /// What the connection does (the newest 256 events are kept for a slow reader).
     public let events: AsyncStream<Event>
 
-    private init(url: String, configuration: WebSocketClientConfiguration, maxMessageSize: Int, reconnect: JSONRPCReconnectPolicy?, router: JSONRPCRouter?) {
+    private init(
+        url: String,
+        configuration: WebSocketClientConfiguration,
+        maxMessageSize: Int,
+        reconnect: JSONRPCReconnectPolicy?,
+        router: JSONRPCRouter?
+    ) {
         self.url = url
         self.configuration = configuration
         self.maxMessageSize = maxMessageSize
@@ -143,7 +150,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     /// continues; its new result becomes the subscription's key. When the consumer stops iterating, the
     /// `unsubscribe` method (if given) is called with the key as its one positional parameter.
     ///
-    /// - Throws: The subscribe call's failure (a ``Parley/ParleyError/Kind/jsonRPCError`` when the server refused).
+    /// - Throws: The subscribe call's failure (a `ParleyError` of kind `jsonRPCError` when the server refused).
     public func subscribe<Method: JSONRPCMethod>(
         _ method: Method,
         notifications matcher: JSONRPCSubscriptionMatcher,
@@ -152,7 +159,9 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
         // UUID ids: the channel's own calls can never collide with the ids of the user's clients.
         let rpc = JSONRPCClient(channel: self, ids: UUIDIDs())
         let call = ResultAsJSON(base: method)
-        let subscribeCall: @Sendable () async throws(ParleyError) -> JSONValue = { () throws(ParleyError) in try await rpc.call(call) }
+        let subscribeCall: @Sendable () async throws(ParleyError) -> JSONValue = { () throws(ParleyError) in
+            try await rpc.call(call)
+        }
         // Best effort: a failed unsubscribe leaves nothing to do on our side.
         let unsubscribeCall: @Sendable (JSONValue) async -> Void = { key in
             if let unsubscribe { _ = try? await rpc.call(DynamicMethod(unsubscribe, params: .array([key]))) }
@@ -210,7 +219,10 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
             let connectedAt = state.withLock { $0.generation }
             var failure: (any Error)?
             do {
-                try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+                try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) {
+                    inbound,
+                    outbound,
+                    _ in
                     let current = self.state.withLock { state in
                         state.generation += 1
                         return state.generation
@@ -320,7 +332,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
             for (id, call) in calls.sorted(by: { $0.key < $1.key }) {
                 do throws(ParleyError) {
                     multiplexer.bindSubscription(id, key: try await call())
-                } catch where error.kind == .transport {
+                } catch  where error.kind == .transport {
                     // The new connection dropped too: the next one issues it again.
                     failed += 1
                 } catch {
@@ -357,7 +369,8 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
         }
         do {
             return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<WebSocketOutboundWriter, any Error>) in
+                try await withCheckedThrowingContinuation {
+                    (continuation: CheckedContinuation<WebSocketOutboundWriter, any Error>) in
                     let now = state.withLock { state -> Result<WebSocketOutboundWriter, ParleyError>? in
                         switch state.connection {
                         case .open(let writer):
@@ -365,7 +378,11 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
                         case .closed(let reason):
                             return .failure(ParleyError(.transport, "The JSON-RPC WebSocket to \(url) is closed: \(reason)."))
                         case .connecting(var waiters):
-                            if Task.isCancelled { return .failure(ParleyError(.cancelled, "The JSON-RPC call was cancelled while the WebSocket reconnected.")) }
+                            if Task.isCancelled {
+                                return .failure(
+                                    ParleyError(.cancelled, "The JSON-RPC call was cancelled while the WebSocket reconnected.")
+                                )
+                            }
                             waiters[waiter] = continuation
                             state.connection = .connecting(waiters: waiters)
                             return nil
@@ -375,13 +392,16 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
                 }
             } onCancel: {
                 let continuation = state.withLock { state -> CheckedContinuation<WebSocketOutboundWriter, any Error>? in
-                    guard case .connecting(var waiters) = state.connection, let continuation = waiters.removeValue(forKey: waiter) else {
+                    guard case .connecting(var waiters) = state.connection, let continuation = waiters.removeValue(forKey: waiter)
+                    else {
                         return nil
                     }
                     state.connection = .connecting(waiters: waiters)
                     return continuation
                 }
-                continuation?.resume(throwing: ParleyError(.cancelled, "The JSON-RPC call was cancelled while the WebSocket reconnected."))
+                continuation?.resume(
+                    throwing: ParleyError(.cancelled, "The JSON-RPC call was cancelled while the WebSocket reconnected.")
+                )
             }
         } catch {
             throw ParleyError.wrapping(error, as: .transport, "Waiting for the WebSocket to reconnect failed: \(error)")

@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Parley
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The exchanges a ``RecordingTransport`` has recorded, in the order their requests were sent, and their file.
 final class FixtureStore: Sendable {

@@ -1,11 +1,12 @@
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
 public import HTTPTypes
 public import OpenAPIRuntime
 import Parley
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A transport that answers from routes in memory and records every request: for your tests and previews.
 ///

@@ -1,10 +1,11 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import OpenAPIRuntime
 import Parley
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A recorded response body played back in chunks of at most 64 KiB; one recorded incomplete fails past its end.
 struct ReplayBody: AsyncSequence, Sendable {
@@ -22,9 +23,14 @@ struct ReplayBody: AsyncSequence, Sendable {
         let bytes = [UInt8](recorded.bytes)
         let chunks = stride(from: 0, to: bytes.count, by: chunkSize).map { bytes[$0..<Swift.min($0 + chunkSize, bytes.count)] }
         guard !recorded.isComplete else {
-            return HTTPBody(ReplayBody(chunks: chunks, failure: nil), length: .known(Int64(bytes.count)), iterationBehavior: .multiple)
+            return HTTPBody(
+                ReplayBody(chunks: chunks, failure: nil),
+                length: .known(Int64(bytes.count)),
+                iterationBehavior: .multiple
+            )
         }
-        let message = "The fixture holds only the first \(bytes.count) bytes of the response body of exchange "
+        let message =
+            "The fixture holds only the first \(bytes.count) bytes of the response body of exchange "
             + "\(exchange.summary): the recording stopped reading there, and this replay read on. Re-record with the "
             + "test reading the whole body (or reading no further than it does now)."
         let error = ReplayError(

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+    public import FoundationEssentials
 #else
-public import Foundation
+    public import Foundation
 #endif
 
 /// Why a ``ReplayTransport`` could not answer, or what a fixture left unused: the ``/Parley/ParleyError/underlying``

@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Parley
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension ReplayTransport {
     /// The exchange that answers `incoming` under ``matching`` (marked used), or the loud failure.
@@ -36,7 +37,9 @@ extension ReplayTransport {
         var explained = reasons
         for index in exchanges.indices {
             if used[index] {
-                explained[index].append("already used (each exchange answers once; Matching.reusesExchanges lets it answer again)")
+                explained[index].append(
+                    "already used (each exchange answers once; Matching.reusesExchanges lets it answer again)"
+                )
             } else if matching.order == .recorded, let next, index != next, reasons[index].isEmpty {
                 explained[index].append("matches, but the order is strict (Matching.order = .recorded) and #\(next) comes first")
             }
@@ -52,7 +55,8 @@ extension ReplayTransport {
             ReplayError.Candidate(index: index, request: exchanges[index].request.summary, reasons: explained[index])
         }
         let file = fixtureURL?.path ?? "the fixture"
-        var message = "ReplayTransport has no recorded exchange for \(incoming.summary) (\(file): \(exchanges.count) "
+        var message =
+            "ReplayTransport has no recorded exchange for \(incoming.summary) (\(file): \(exchanges.count) "
             + "exchanges, \(used.filter { $0 }.count) used; matching: \(description(of: matching)))."
         if exchanges.isEmpty {
             message += "\nThe fixture holds no exchanges."
@@ -63,7 +67,8 @@ extension ReplayTransport {
             message += "\nClosest recorded exchanges:\n" + candidates.map { "  \($0)" }.joined(separator: "\n")
         }
         let destination = fixtureURL.map { "URL(filePath: \(String(reflecting: $0.path)))" } ?? "<fixture URL>"
-        message += "\nIf the code or the server changed, re-record: run the test once against the real server with "
+        message +=
+            "\nIf the code or the server changed, re-record: run the test once against the real server with "
             + "RecordingTransport(wrapping: <live transport>, fixture: \(destination)) in place of this ReplayTransport, "
             + "and review the fixture's diff."
         let error = ReplayError(

@@ -1,11 +1,12 @@
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
 public import HTTPTypes
 public import OpenAPIRuntime
 public import Parley
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A transport that answers offline from a ``Fixture`` recorded by a ``RecordingTransport``: the recorded status,
 /// header fields (in order) and body bytes, exactly.
@@ -68,7 +69,8 @@ public final class ReplayTransport: ClientTransport {
         let used = self.used.withLock { $0 }
         let unused = exchanges.filter { !used[$0.index] }.map(\.summary)
         guard !unused.isEmpty else { return }
-        let message = "ReplayTransport did not use \(unused.count) of the \(exchanges.count) recorded exchanges"
+        let message =
+            "ReplayTransport did not use \(unused.count) of the \(exchanges.count) recorded exchanges"
             + "\(fixtureURL.map { " of \($0.path)" } ?? ""):\n" + unused.map { "  \($0)" }.joined(separator: "\n")
             + "\nThe code under test no longer sends these requests: re-record the fixture, or remove them from it."
         let error = ReplayError(request: nil, candidates: [], unused: unused, fixture: fixtureURL, description: message)

@@ -1,10 +1,11 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import HTTPTypes
 import Parley
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension RequestExpectation {
     /// Whether `request` meets every part of this expectation.
@@ -83,9 +84,11 @@ extension RequestExpectation {
             }
             return JSONDifference.between(expected, received, at: "body")
         case .text(let text):
-            return Data(text.utf8) == sent ? [] : ["body: expected \(String(reflecting: text)), received \(ReplayRequest.excerpt(sent))"]
+            return Data(text.utf8) == sent
+                ? [] : ["body: expected \(String(reflecting: text)), received \(ReplayRequest.excerpt(sent))"]
         case .bytes(let bytes):
-            return bytes == sent ? [] : ["body: expected \(ReplayRequest.excerpt(bytes)), received \(ReplayRequest.excerpt(sent))"]
+            return bytes == sent
+                ? [] : ["body: expected \(ReplayRequest.excerpt(bytes)), received \(ReplayRequest.excerpt(sent))"]
         case .unencodable(let reason):
             return ["body: \(reason)"]
         }

@@ -9,8 +9,10 @@ extension RequestExpectation {
     public static func verify(_ expected: [RequestExpectation], against received: [RecordedRequest]) throws(ParleyError) {
         let rows = align(expected, received)
         guard rows.contains(where: { if case .ok = $0 { false } else { true } }) else { return }
-        var lines = ["The requests the transport received differ from the expected ones "
-            + "(\(received.count) received, \(expected.count) expected):"]
+        var lines = [
+            "The requests the transport received differ from the expected ones "
+                + "(\(received.count) received, \(expected.count) expected):"
+        ]
         for row in rows {
             switch row {
             case .ok(let index):

@@ -1,11 +1,12 @@
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
 public import HTTPTypes
 public import OpenAPIRuntime
 public import Parley
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A transport wrapper that keeps every request the transport receives: after all middlewares, so the header
 /// fields auth added, each retry and each redirect hop appear as the server saw them, in order.

@@ -1,10 +1,11 @@
-#if canImport(FoundationNetworking)
-import Foundation
-import FoundationNetworking
-#else
-import Foundation
-#endif
 import Parley
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
 
 /// Back-pressure for one streamed response: holds FoundationNetworking's delivery of body data while the
 /// consumer is behind, so curl stops reading the socket and TCP slows the server down.
@@ -119,6 +120,7 @@ final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is on
 
 /// A session's serial delegate queue that holds each event at ``ResponseGate/admit()`` of the task currently
 /// using the session (a pooled session runs one task at a time, see ``SessionPool``).
+// swift-format-ignore
 final class GatedOperationQueue: OperationQueue, @unchecked Sendable {  // SAFE: `gate` is only touched inside `LockedState`; the rest is OperationQueue's own, which is thread-safe.
     private let gate = LockedState<ResponseGate?>(nil)
 

@@ -1,10 +1,11 @@
-#if canImport(FoundationNetworking)
-import Foundation
-import FoundationNetworking
-#else
-import Foundation
-#endif
 import Parley
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
 
 /// The sessions of a ``URLSessionTransport`` that owns them: one task at a time per session.
 ///

@@ -1,10 +1,11 @@
-#if canImport(FoundationNetworking)
-import Foundation
-import FoundationNetworking
-#else
-import Foundation
-#endif
 import Parley
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
 
 /// The delegate of a session that ``URLSessionTransport`` owns: routes each task's events to that task's
 /// ``StreamingTaskDelegate`` (per-task delegates are not honoured by FoundationNetworking on Linux).

@@ -1,11 +1,12 @@
-#if canImport(FoundationNetworking)
-import Foundation
-import FoundationNetworking
-#else
-import Foundation
-#endif
 import OpenAPIRuntime
 import Parley
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
 
 /// A request body sent as `URLRequest.httpBodyStream` on Linux: a producer task iterates the `HTTPBody` into a
 /// ``RequestBodyPipe`` and FoundationNetworking reads the pipe through ``RequestBodyInputStream``, so at most
@@ -59,40 +60,40 @@ final class StreamedRequestBody: Sendable {
 }
 
 #if canImport(FoundationNetworking)
-extension StreamedRequestBody {
-    /// A fresh stream for `URLRequest.httpBodyStream` (FoundationNetworking opens it once).
-    func makeInputStream() -> InputStream { RequestBodyInputStream(pipe: pipe) }
-}
-
-/// The `InputStream` FoundationNetworking reads a streamed body from. It calls `open()`, then
-/// `hasBytesAvailable` and `read(_:maxLength:)` for each chunk on the session's work queue; `false` or a read of
-/// 0 ends the body, -1 aborts the transfer.
-final class RequestBodyInputStream: InputStream {
-    private let pipe: RequestBodyPipe
-    private var status: Stream.Status = .notOpen
-
-    init(pipe: RequestBodyPipe) {
-        self.pipe = pipe
-        super.init(data: Data())
+    extension StreamedRequestBody {
+        /// A fresh stream for `URLRequest.httpBodyStream` (FoundationNetworking opens it once).
+        func makeInputStream() -> InputStream { RequestBodyInputStream(pipe: pipe) }
     }
 
-    override func open() { status = .open }
-    override func close() { status = .closed }
-    override var streamStatus: Stream.Status { status }
-    override var streamError: (any Error)? { pipe.failure }
-    /// Always `true` while open: the end of the body is told by a read of 0 bytes, after a wait if need be.
-    override var hasBytesAvailable: Bool { status == .open }
+    /// The `InputStream` FoundationNetworking reads a streamed body from. It calls `open()`, then
+    /// `hasBytesAvailable` and `read(_:maxLength:)` for each chunk on the session's work queue; `false` or a read of
+    /// 0 ends the body, -1 aborts the transfer.
+    final class RequestBodyInputStream: InputStream {
+        private let pipe: RequestBodyPipe
+        private var status: Stream.Status = .notOpen
 
-    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
-        let count = pipe.read(into: buffer, maxLength: len)
-        if count == 0 { status = .atEnd }
-        if count < 0 { status = .error }
-        return count
+        init(pipe: RequestBodyPipe) {
+            self.pipe = pipe
+            super.init(data: Data())
+        }
+
+        override func open() { status = .open }
+        override func close() { status = .closed }
+        override var streamStatus: Stream.Status { status }
+        override var streamError: (any Error)? { pipe.failure }
+        /// Always `true` while open: the end of the body is told by a read of 0 bytes, after a wait if need be.
+        override var hasBytesAvailable: Bool { status == .open }
+
+        override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+            let count = pipe.read(into: buffer, maxLength: len)
+            if count == 0 { status = .atEnd }
+            if count < 0 { status = .error }
+            return count
+        }
+
+        override func getBuffer(
+            _ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
+            length len: UnsafeMutablePointer<Int>
+        ) -> Bool { false }
     }
-
-    override func getBuffer(
-        _ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>,
-        length len: UnsafeMutablePointer<Int>
-    ) -> Bool { false }
-}
 #endif

@@ -1,11 +1,12 @@
-#if canImport(FoundationNetworking)
-import Foundation
-import FoundationNetworking
-#else
-import Foundation
-#endif
 import OpenAPIRuntime
 import Parley
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
 
 /// The per-task delegate of one request: hands over the response head as soon as it arrives, then streams
 /// the body chunk by chunk through a ``ResponseBodyBuffer`` whose size the ``ResponseGate`` bounds, so nothing is
@@ -57,10 +58,12 @@ final class StreamingTaskDelegate: NSObject, URLSessionDataDelegate, Sendable {
     func cancel(_ task: URLSessionTask) {
         buffer.abandon()
         gate.open()
-        guard cancelling.withLock({ cancelling in
-            defer { cancelling = true }
-            return !cancelling
-        }) else { return }
+        guard
+            cancelling.withLock({ cancelling in
+                defer { cancelling = true }
+                return !cancelling
+            })
+        else { return }
         upload?.cancel()
         URLSessionTransport.offCooperativeThreads { task.cancel() }
     }

@@ -1,11 +1,12 @@
-#if canImport(FoundationNetworking)
-import Foundation
-import FoundationNetworking
-#else
-import Foundation
-#endif
 import OpenAPIRuntime
 import Parley
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
 
 extension URLSessionTransport {
     /// Sends on an injected session with a completion-handler data task: the response arrives whole.
@@ -25,7 +26,9 @@ extension URLSessionTransport {
                         } else if let response {
                             continuation.resume(returning: (data ?? Data(), response))
                         } else {
-                            continuation.resume(throwing: ParleyError(.transport, "URLSession returned neither a response nor an error."))
+                            continuation.resume(
+                                throwing: ParleyError(.transport, "URLSession returned neither a response nor an error.")
+                            )
                         }
                     }
                     let start = state.withLock { state -> Bool in

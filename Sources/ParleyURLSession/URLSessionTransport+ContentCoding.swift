@@ -7,9 +7,9 @@ extension URLSessionTransport {
     /// decodes `br` or `zstd` as well; such a response keeps its `Content-Encoding`, though its bytes are decoded.)
     static let sessionDecodedCodings: Set<String> = {
         #if canImport(Darwin)
-        ["gzip", "x-gzip", "deflate", "br"]
+            ["gzip", "x-gzip", "deflate", "br"]
         #else
-        ["gzip", "x-gzip", "deflate"]
+            ["gzip", "x-gzip", "deflate"]
         #endif
     }()
 

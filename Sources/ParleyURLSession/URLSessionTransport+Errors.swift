@@ -1,10 +1,11 @@
-#if canImport(FoundationNetworking)
-import Foundation
-import FoundationNetworking
-#else
-import Foundation
-#endif
 import Parley
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
 
 extension URLSessionTransport {
     /// Turns a `URLError` into a ``/Parley/ParleyError`` with a kind and a plain message.
@@ -36,9 +37,17 @@ extension URLSessionTransport {
                 underlying: urlError
             )
         case .badURL, .unsupportedURL:
-            return ParleyError(.invalidRequest, "URLSession refused the URL: \(urlError.localizedDescription).", underlying: urlError)
+            return ParleyError(
+                .invalidRequest,
+                "URLSession refused the URL: \(urlError.localizedDescription).",
+                underlying: urlError
+            )
         default:
-            return ParleyError(.transport, "URLSession failed: \(urlError.localizedDescription) (code \(urlError.code.rawValue)).", underlying: urlError)
+            return ParleyError(
+                .transport,
+                "URLSession failed: \(urlError.localizedDescription) (code \(urlError.code.rawValue)).",
+                underlying: urlError
+            )
         }
     }
 }

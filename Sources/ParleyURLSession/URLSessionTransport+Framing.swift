@@ -1,10 +1,11 @@
-#if canImport(FoundationNetworking)
-import Foundation
-import FoundationNetworking
-#else
-import Foundation
-#endif
 import Parley
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
 
 extension URLSessionTransport {
     /// The `Content-Length` values of `response` (FoundationNetworking joins repeated fields of the same spelling

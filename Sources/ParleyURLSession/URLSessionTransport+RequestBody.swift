@@ -1,11 +1,12 @@
-#if canImport(FoundationNetworking)
-import Foundation
-import FoundationNetworking
-#else
-import Foundation
-#endif
 import OpenAPIRuntime
 import Parley
+
+#if canImport(FoundationNetworking)
+    import Foundation
+    import FoundationNetworking
+#else
+    import Foundation
+#endif
 
 extension URLSessionTransport {
     /// The largest body of known length that is collected into `httpBody` rather than streamed.
@@ -27,17 +28,17 @@ extension URLSessionTransport {
         guard let body else { return nil }
         let known: Int64? = if case .known(let length) = body.length { length } else { nil }
         #if canImport(FoundationNetworking)
-        if known.map({ $0 > collectedBodyLimit }) ?? true {
-            let upload = StreamedRequestBody(body, length: known)
-            urlRequest.httpBodyStream = upload.makeInputStream()
-            if let known {
-                urlRequest.setValue(String(known), forHTTPHeaderField: "Content-Length")
-                urlRequest.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
-            } else {
-                urlRequest.setValue(nil, forHTTPHeaderField: "Content-Length")
+            if known.map({ $0 > collectedBodyLimit }) ?? true {
+                let upload = StreamedRequestBody(body, length: known)
+                urlRequest.httpBodyStream = upload.makeInputStream()
+                if let known {
+                    urlRequest.setValue(String(known), forHTTPHeaderField: "Content-Length")
+                    urlRequest.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
+                } else {
+                    urlRequest.setValue(nil, forHTTPHeaderField: "Content-Length")
+                }
+                return upload
             }
-            return upload
-        }
         #endif
         do {
             urlRequest.httpBody = try await Data(collecting: body, upTo: .max)
@@ -46,7 +47,6 @@ extension URLSessionTransport {
         }
         return nil
     }
-
 
     /// Where FoundationNetworking's blocking calls wait: serial queues of Parley's own, never a Swift task's thread
     /// nor `DispatchQueue.global()`.

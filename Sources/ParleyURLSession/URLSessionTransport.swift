@@ -1,12 +1,13 @@
-#if canImport(FoundationNetworking)
-public import Foundation
-public import FoundationNetworking
-#else
-public import Foundation
-#endif
 public import HTTPTypes
 public import OpenAPIRuntime
 public import Parley
+
+#if canImport(FoundationNetworking)
+    public import Foundation
+    public import FoundationNetworking
+#else
+    public import Foundation
+#endif
 
 /// A `ClientTransport` on Foundation's `URLSession` (FoundationNetworking on Linux), with an injectable session.
 ///
@@ -191,4 +192,3 @@ public struct URLSessionTransport: ShutdownTransport {
         return urlRequest
     }
 }
-

@@ -27,7 +27,9 @@ struct DemoCommand: AsyncParsableCommand {
         ),
         transform: { text in
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
-                throw ValidationError("'\(text)' is not a log level: use " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", ") + ".")
+                throw ValidationError(
+                    "'\(text)' is not a log level: use " + Logger.Level.allCases.map(\.rawValue).joined(separator: ", ") + "."
+                )
             }
             return level
         }
@@ -38,7 +40,8 @@ struct DemoCommand: AsyncParsableCommand {
         if serve {
             try await DemoServer.run(port: port) { port, webSocketPort in
                 // Written unbuffered, so a script reading a pipe sees the URL at once.
-                let line = "Parley demo server listening on http://127.0.0.1:\(port) (Ctrl-C to stop)\n"
+                let line =
+                    "Parley demo server listening on http://127.0.0.1:\(port) (Ctrl-C to stop)\n"
                     + "JSON-RPC: POST http://127.0.0.1:\(port)/rpc, WebSocket ws://127.0.0.1:\(webSocketPort)/rpc/ws\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
             }

@@ -1,12 +1,13 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import HTTPTypes
 import OpenAPIRuntime
 import Parley
 import ParleyAsyncHTTPClient
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The demo server's `/flaky`: fails twice with 503 (the first time with `Retry-After: 1`), then answers.
 struct FlakyStatus: Endpoint {

@@ -1,12 +1,13 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyJSONRPC
 import ParleyJSONRPCWebSocket
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The steps `parley demo` prints: typed calls, an empty response, and failures with their descriptions.
 struct DemoWalkthrough {
@@ -56,7 +57,9 @@ struct DemoWalkthrough {
         print("  \(try await rpc.call(Subtract(params: [42, 23])))\n")
         print("→ JSON-RPC batch: sum [1, 2, 4], subtract {minuend: 42, subtrahend: 23}, get_data")
         let (sum, difference, data) = try await rpc.batchValues(
-            Sum(params: [1, 2, 4]), SubtractNamed(params: .init(minuend: 42, subtrahend: 23)), GetData()
+            Sum(params: [1, 2, 4]),
+            SubtractNamed(params: .init(minuend: 42, subtrahend: 23)),
+            GetData()
         )
         print("  \(sum), \(difference), \(data)\n")
         print("→ JSON-RPC foobar (a failure: the method does not exist)")

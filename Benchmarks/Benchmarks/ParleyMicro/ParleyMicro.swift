@@ -1,3 +1,5 @@
+// swift-format-ignore-file: NeverForceUnwrap
+// A benchmark harness: a missing value is a broken setup, and stopping there is what it should do.
 import AsyncHTTPClient
 import Benchmark
 import Foundation
@@ -30,7 +32,10 @@ struct GetItem: Endpoint {
 /// A transport that answers every request at once with the object: what is left is Parley's own work.
 struct CannedTransport: ClientTransport {
     func send(
-        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let head = HTTPResponse(
             status: .ok,

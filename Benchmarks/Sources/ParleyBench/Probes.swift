@@ -1,3 +1,5 @@
+// swift-format-ignore-file: NeverForceUnwrap
+// A benchmark harness: a missing value is a broken setup, and stopping there is what it should do.
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -30,7 +32,12 @@ enum Probes {
 
 extension Probes {
     /// The transport's steps, inline: request conversion, execute, header conversion, HTTPBody, collect.
-    static func getInlineTransport(_ client: HTTPClient, request: HTTPRequest, wrapBody: Bool, convertHeaders: Bool) async throws -> Item {
+    static func getInlineTransport(
+        _ client: HTTPClient,
+        request: HTTPRequest,
+        wrapBody: Bool,
+        convertHeaders: Bool
+    ) async throws -> Item {
         var outgoing = HTTPClientRequest(url: request.scheme! + "://" + request.authority! + request.path!)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         for field in request.headerFields {
@@ -48,7 +55,11 @@ extension Probes {
         }
         var data = Data()
         if wrapBody {
-            let body = HTTPBody(incoming.body.map { ArraySlice($0.readableBytesView) }, length: .unknown, iterationBehavior: .single)
+            let body = HTTPBody(
+                incoming.body.map { ArraySlice($0.readableBytesView) },
+                length: .unknown,
+                iterationBehavior: .single
+            )
             for try await chunk in body { data.append(contentsOf: chunk) }
         } else {
             for try await chunk in incoming.body { data.append(contentsOf: chunk.readableBytesView) }
@@ -65,7 +76,10 @@ struct CannedTransport: ClientTransport {
     )
 
     func send(
-        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let head = HTTPResponse(
             status: .ok,
@@ -77,7 +91,8 @@ struct CannedTransport: ClientTransport {
 
 extension Probes {
     /// AsyncHTTPClientTransport.send, copied verbatim into this module.
-    static func transportCopy(_ client: HTTPClient, _ request: HTTPRequest, eager: Bool) async throws -> (HTTPResponse, HTTPBody?) {
+    static func transportCopy(_ client: HTTPClient, _ request: HTTPRequest, eager: Bool) async throws -> (HTTPResponse, HTTPBody?)
+    {
         var outgoing = HTTPClientRequest(url: request.scheme! + "://" + request.authority! + request.path!)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         outgoing.headers.reserveCapacity(request.headerFields.count)
@@ -101,6 +116,8 @@ extension Probes {
             return (response, HTTPBody(ArraySlice(whole.readableBytesView)))
         }
         let length: HTTPBody.Length = declared.map { .known($0) } ?? .unknown
-        return (response, HTTPBody(incoming.body.map { ArraySlice($0.readableBytesView) }, length: length, iterationBehavior: .single))
+        return (
+            response, HTTPBody(incoming.body.map { ArraySlice($0.readableBytesView) }, length: length, iterationBehavior: .single)
+        )
     }
 }

@@ -31,7 +31,9 @@ enum RawRPC {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(RawRPCRequest(method: "sum", params: [1, 2, 4], id: id))))
+        request.body = .bytes(
+            ByteBuffer(bytes: try JSONEncoder().encode(RawRPCRequest(method: "sum", params: [1, 2, 4], id: id)))
+        )
         let response = try await client.execute(request, timeout: .seconds(30))
         guard response.status == .ok else { throw BenchError.status(Int(response.status.code)) }
         let body = try await response.body.collect(upTo: 32 * 1024 * 1024)

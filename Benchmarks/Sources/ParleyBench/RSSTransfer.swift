@@ -44,7 +44,13 @@ enum RSSTransfer {
             default: AsyncHTTPClientTransport(configuration: AsyncHTTPClientTransport.defaultConfiguration)
             }
         let client = Client(baseURL: baseURL, transport: transport)
-        let setup = TransferSetup(baseURL: baseURL, size: size, folder: file.deletingLastPathComponent(), source: file, downloadRoute: route)
+        let setup = TransferSetup(
+            baseURL: baseURL,
+            size: size,
+            folder: file.deletingLastPathComponent(),
+            source: file,
+            downloadRoute: route
+        )
         _ = try await client.send(GetItem())
         try await Task.sleep(for: .milliseconds(200))
         let baseline = try MemoryStatus.read()
@@ -96,9 +102,13 @@ enum MemoryStatus {
         let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
         func kib(_ key: String) -> Int? {
             status.split(separator: "\n").first { $0.hasPrefix(key + ":") }
-                .flatMap { Int($0.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "") }
+                .flatMap {
+                    Int($0.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+                }
         }
-        guard let rss = kib("VmRSS"), let peak = kib("VmHWM") else { throw BenchError.mismatch("no VmRSS/VmHWM in /proc/self/status") }
+        guard let rss = kib("VmRSS"), let peak = kib("VmHWM") else {
+            throw BenchError.mismatch("no VmRSS/VmHWM in /proc/self/status")
+        }
         return (rss, peak)
     }
 

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Parley
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The 1 GiB upload and download against curl on both transports, and each one's peak memory in a process of its
 /// own. `--quick` transfers 256 MiB, 2 timed rounds; the full run 1 GiB, 5 rounds (names keep `1g`).
@@ -22,7 +23,9 @@ struct TransferRuns {
             guard let only else { return true }
             return only.contains(name) || only.contains(group)
         }
-        let transfers = ["upload-1g-vs-curl", "upload-1g-urlsession-vs-curl", "download-1g-vs-curl", "download-1g-urlsession-vs-curl"]
+        let transfers = [
+            "upload-1g-vs-curl", "upload-1g-urlsession-vs-curl", "download-1g-vs-curl", "download-1g-urlsession-vs-curl",
+        ]
         // Table only, no ratio line: URLSession without Parley against curl (selected by name or `diagnostics`).
         let diagnostics = ["diagnostic-upload-1g-rawurlsession-vs-curl", "diagnostic-download-1g-rawurlsession-vs-curl"]
         let memory = [
@@ -31,7 +34,9 @@ struct TransferRuns {
             // URLSessionTransport(configuration:backPressure: true): the opt-in that bounds a download's buffer.
             ("download-1g-urlsession-backpressure", "urlsession-backpressure", "download"),
         ]
-        let wanted = transfers.filter { selected($0, "transfers") } + diagnostics.filter { only?.contains($0) == true || only?.contains("diagnostics") == true }
+        let wanted =
+            transfers.filter { selected($0, "transfers") }
+            + diagnostics.filter { only?.contains($0) == true || only?.contains("diagnostics") == true }
         let wantedMemory = memory.filter { selected("rss-" + $0.0, "rss") }
         guard !wanted.isEmpty || !wantedMemory.isEmpty else { return rows }
         let size = quick ? 256 << 20 : 1 << 30
@@ -52,27 +57,39 @@ struct TransferRuns {
             let comparison =
                 name == diagnostics[0]
                 ? TransferComparison(
-                    name: name, parleyName: "URLSession.upload(for:fromFile:), no Parley", curlName: "curl -T FILE",
-                    parley: { try await setup.rawURLSessionUpload(session) }, curl: { try await setup.curlUpload() }, afterEach: {}
+                    name: name,
+                    parleyName: "URLSession.upload(for:fromFile:), no Parley",
+                    curlName: "curl -T FILE",
+                    parley: { try await setup.rawURLSessionUpload(session) },
+                    curl: { try await setup.curlUpload() },
+                    afterEach: {}
                 )
                 : name == diagnostics[1]
-                ? TransferComparison(
-                    name: name, parleyName: "URLSession.download(from:) + move, no Parley", curlName: "curl -o FILE",
-                    parley: { try await setup.rawURLSessionDownload(session, to: downloaded) },
-                    curl: { try await setup.curlDownload(to: downloaded) },
-                    afterEach: { try? FileManager.default.removeItem(at: downloaded) }
-                )
-                : name.hasPrefix("upload")
-                ? TransferComparison(
-                    name: name, parleyName: "Parley upload(fromFile:), \(label)", curlName: "curl -T FILE",
-                    parley: { try await setup.upload(with: client) }, curl: { try await setup.curlUpload() }, afterEach: {}
-                )
-                : TransferComparison(
-                    name: name, parleyName: "Parley download(to:), \(label)", curlName: "curl -o FILE",
-                    parley: { try await setup.download(with: client, to: downloaded) },
-                    curl: { try await setup.curlDownload(to: downloaded) },
-                    afterEach: { try? FileManager.default.removeItem(at: downloaded) }
-                )
+                    ? TransferComparison(
+                        name: name,
+                        parleyName: "URLSession.download(from:) + move, no Parley",
+                        curlName: "curl -o FILE",
+                        parley: { try await setup.rawURLSessionDownload(session, to: downloaded) },
+                        curl: { try await setup.curlDownload(to: downloaded) },
+                        afterEach: { try? FileManager.default.removeItem(at: downloaded) }
+                    )
+                    : name.hasPrefix("upload")
+                        ? TransferComparison(
+                            name: name,
+                            parleyName: "Parley upload(fromFile:), \(label)",
+                            curlName: "curl -T FILE",
+                            parley: { try await setup.upload(with: client) },
+                            curl: { try await setup.curlUpload() },
+                            afterEach: {}
+                        )
+                        : TransferComparison(
+                            name: name,
+                            parleyName: "Parley download(to:), \(label)",
+                            curlName: "curl -o FILE",
+                            parley: { try await setup.download(with: client, to: downloaded) },
+                            curl: { try await setup.curlDownload(to: downloaded) },
+                            afterEach: { try? FileManager.default.removeItem(at: downloaded) }
+                        )
             let (a, b) = try await comparison.run(rounds: transferRounds, size: size)
             let ratio = a.medianThroughput / b.medianThroughput
             rows.table.append(
@@ -94,7 +111,9 @@ struct TransferRuns {
         for (name, transport, direction) in wantedMemory {
             var figures: [RSSTransfer.Figure] = []
             for _ in 0..<memoryRuns {
-                figures.append(try await RSSTransfer.measure(transport: transport, direction: direction, setup: setup, server: baseURL))
+                figures.append(
+                    try await RSSTransfer.measure(transport: transport, direction: direction, setup: setup, server: baseURL)
+                )
             }
             guard let figure = figures.max(by: { $0.aboveIdleMiB < $1.aboveIdleMiB }) else { continue }
             let mib = figure.aboveIdleMiB

@@ -1,9 +1,10 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Parley
 import ParleyURLSession
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// What the demo server's `POST /upload` answers.
 struct UploadReport: Decodable, Sendable {
@@ -107,7 +108,9 @@ struct TransferSetup: Sendable {
             "-T", source.path, "-o", "-", baseURL.absoluteString + "/upload",
         ])
         let report = try JSONDecoder().decode(UploadReport.self, from: output)
-        guard report.bytes == size else { throw BenchError.mismatch("the server received \(report.bytes) of \(size) bytes from curl") }
+        guard report.bytes == size else {
+            throw BenchError.mismatch("the server received \(report.bytes) of \(size) bytes from curl")
+        }
     }
 
     func curlDownload(to destination: URL) async throws {
@@ -137,7 +140,9 @@ extension TransferSetup {
         let (data, response) = try await session.upload(for: request, fromFile: source)
         guard (response as? HTTPURLResponse)?.statusCode == 200 else { throw BenchError.status(-1) }
         let report = try JSONDecoder().decode(UploadReport.self, from: data)
-        guard report.bytes == size else { throw BenchError.mismatch("the server received \(report.bytes) of \(size) bytes from URLSession") }
+        guard report.bytes == size else {
+            throw BenchError.mismatch("the server received \(report.bytes) of \(size) bytes from URLSession")
+        }
     }
 }
 

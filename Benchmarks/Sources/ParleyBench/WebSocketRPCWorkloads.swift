@@ -56,7 +56,10 @@ final class RawWebSocketRPC: Sendable {
         let (opened, openedContinuation) = AsyncStream.makeStream(of: Bool.self)
         Task {
             do {
-                try await WebSocketClient.connect(url: url, logger: Logger(label: "bench.raw-websocket")) { inbound, outbound, _ in
+                try await WebSocketClient.connect(url: url, logger: Logger(label: "bench.raw-websocket")) {
+                    inbound,
+                    outbound,
+                    _ in
                     connection.state.withLock { $0.writer = outbound }
                     openedContinuation.yield(true)
                     let decoder = JSONDecoder()
@@ -85,7 +88,8 @@ final class RawWebSocketRPC: Sendable {
         try await writer.write(
             .text(#"{"jsonrpc":"2.0","method":"echo","params":{"n":\#(params.n),"text":"\#(params.text)"},"id":\#(id)}"#)
         )
-        let response = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<RawEchoResponse, any Error>) in
+        let response = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<RawEchoResponse, any Error>) in
             let ready = state.withLock { state -> Result<RawEchoResponse, BenchError>? in
                 if let answer = state.early.removeValue(forKey: id) { return .success(answer) }
                 if state.closed { return .failure(.closed) }

@@ -1,11 +1,12 @@
 import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import NIOCore
 import Parley
 import ParleyAsyncHTTPClient
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The ~200-byte object the demo server's `/bench/object` returns.
 struct Item: Codable, Sendable {
@@ -32,7 +33,14 @@ struct Order: Codable, Sendable {
 
     static let sample = Order(
         customer: "bench@example.com",
-        lines: (0..<8).map { Line(sku: "SKU-\($0)-ABCDEFGH", quantity: $0 + 1, price: 9.99, description: "a line item of an order, about a hundred bytes long") }
+        lines: (0..<8).map {
+            Line(
+                sku: "SKU-\($0)-ABCDEFGH",
+                quantity: $0 + 1,
+                price: 9.99,
+                description: "a line item of an order, about a hundred bytes long"
+            )
+        }
     )
 }
 
@@ -51,7 +59,10 @@ struct PostOrder: Endpoint {
 /// A middleware that only passes the call on.
 struct NoOp: ClientMiddleware {
     func intercept(
-        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         try await next(request, body, baseURL)

@@ -1,12 +1,15 @@
+// swift-format-ignore-file: NeverForceUnwrap
+// A benchmark harness: a missing value is a broken setup, and stopping there is what it should do.
 import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyJSONRPC
 import ParleyJSONRPCWebSocket
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 // Usage: ParleyBench --server http://127.0.0.1:PORT [--rpc-ws ws://127.0.0.1:PORT/rpc/ws] [--quick] [--only NAME,…]
 // (`--only` takes comparison names, `transfers` for the four transfer comparisons, `rss` for the memory lines and
@@ -21,7 +24,10 @@ guard let serverIndex = arguments.firstIndex(of: "--server"), serverIndex + 1 < 
     let baseURL = URL(string: arguments[serverIndex + 1])
 else {
     FileHandle.standardError.write(
-        Data("usage: ParleyBench --server http://127.0.0.1:PORT [--rpc-ws ws://127.0.0.1:PORT/rpc/ws] [--quick] [--only NAME,…]\n".utf8)
+        Data(
+            "usage: ParleyBench --server http://127.0.0.1:PORT [--rpc-ws ws://127.0.0.1:PORT/rpc/ws] [--quick] [--only NAME,…]\n"
+                .utf8
+        )
     )
     exit(2)
 }
@@ -43,7 +49,12 @@ let session = URLSession(configuration: sessionConfiguration)
 let objectURL = baseURL.absoluteString + "/bench/object"
 let objectURLValue = baseURL.appendingPathComponent("bench/object")
 
-let benchRequest = HTTPRequest(method: .get, scheme: "http", authority: baseURL.host()! + ":" + String(baseURL.port!), path: "/bench/object")
+let benchRequest = HTTPRequest(
+    method: .get,
+    scheme: "http",
+    authority: baseURL.host()! + ":" + String(baseURL.port!),
+    path: "/bench/object"
+)
 let rpcClient = JSONRPCClient(http: parley, path: "/rpc")
 let rpcURL = baseURL.absoluteString + "/rpc"
 let parleyGet = Side(name: "Parley") { _ = try await parley.send(GetItem()) }
@@ -69,64 +80,77 @@ if let webSocketChannel, let rawWebSocket {
                 try await EchoBurst.run { params in try await rawWebSocket.echo(params) }
             },
             // Bursts per round (each ~0.2 s on the reference machine): 3 quick, 4 full.
-            requests: 2 + scale, concurrency: 1
+            requests: 2 + scale,
+            concurrency: 1
         )
     )
 }
-let comparisons: [Comparison] = [
-    Comparison(
-        name: "get-c1-vs-ahc", parley: parleyGet,
-        baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(httpClient, url: objectURL) },
-        requests: 1_000 * scale, concurrency: 1
-    ),
-    Comparison(
-        name: "get-c64-vs-ahc", parley: parleyGet,
-        baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(httpClient, url: objectURL) },
-        requests: 4_000 * scale, concurrency: 64
-    ),
-    Comparison(
-        name: "get-c64-vs-urlsession", parley: parleyGet,
-        baseline: Side(name: "URLSession") { _ = try await RawURLSession.get(session, url: objectURLValue) },
-        requests: 1_000 * scale, concurrency: 64
-    ),
-    Comparison(
-        name: "post-c64-vs-ahc",
-        parley: Side(name: "Parley") { _ = try await parley.send(PostOrder()) },
-        baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.post(httpClient, url: objectURL) },
-        requests: 4_000 * scale, concurrency: 64
-    ),
-    Comparison(
-        name: "diagnostic-transport-c64-vs-ahc",
-        parley: Side(name: "AsyncHTTPClientTransport.send + collect") {
-            let (_, body) = try await transport.send(benchRequest, body: nil, baseURL: baseURL, operationID: "x")
-            var data = Data()
-            for try await chunk in body! { data.append(contentsOf: chunk) }
-            _ = try JSONDecoder().decode(Item.self, from: data)
-        },
-        baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(httpClient, url: objectURL) },
-        requests: 4_000 * scale, concurrency: 64
-    ),
-    Comparison(
-        name: "rpc-call-vs-ahc",
-        parley: Side(name: "Parley JSON-RPC call") { _ = try await rpcClient.call(SumCall(params: [1, 2, 4])) },
-        baseline: Side(name: "AsyncHTTPClient POST + Codable") {
-            _ = try await RawRPC.call(httpClient, url: rpcURL, id: Int.random(in: 1...1_000_000))
-        },
-        requests: 4_000 * scale, concurrency: 64
-    ),
-    Comparison(
-        name: "rpc-batch100-vs-jsoncoder",
-        parley: Side(name: "Parley batch of 100 (encode + match + decode)") { _ = try await Batch100.parley() },
-        baseline: Side(name: "JSONEncoder + JSONDecoder") { _ = try Batch100.bare() },
-        requests: 500 * scale, concurrency: 1
-    ),
-    Comparison(
-        name: "middleware5-vs-none",
-        parley: Side(name: "Parley + 5 middlewares") { _ = try await parleyChain.send(GetItem()) },
-        baseline: Side(name: "Parley") { _ = try await parley.send(GetItem()) },
-        requests: 1_000 * scale, concurrency: 1
-    ),
-] + webSocketComparisons
+let comparisons: [Comparison] =
+    [
+        Comparison(
+            name: "get-c1-vs-ahc",
+            parley: parleyGet,
+            baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(httpClient, url: objectURL) },
+            requests: 1_000 * scale,
+            concurrency: 1
+        ),
+        Comparison(
+            name: "get-c64-vs-ahc",
+            parley: parleyGet,
+            baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(httpClient, url: objectURL) },
+            requests: 4_000 * scale,
+            concurrency: 64
+        ),
+        Comparison(
+            name: "get-c64-vs-urlsession",
+            parley: parleyGet,
+            baseline: Side(name: "URLSession") { _ = try await RawURLSession.get(session, url: objectURLValue) },
+            requests: 1_000 * scale,
+            concurrency: 64
+        ),
+        Comparison(
+            name: "post-c64-vs-ahc",
+            parley: Side(name: "Parley") { _ = try await parley.send(PostOrder()) },
+            baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.post(httpClient, url: objectURL) },
+            requests: 4_000 * scale,
+            concurrency: 64
+        ),
+        Comparison(
+            name: "diagnostic-transport-c64-vs-ahc",
+            parley: Side(name: "AsyncHTTPClientTransport.send + collect") {
+                let (_, body) = try await transport.send(benchRequest, body: nil, baseURL: baseURL, operationID: "x")
+                var data = Data()
+                for try await chunk in body! { data.append(contentsOf: chunk) }
+                _ = try JSONDecoder().decode(Item.self, from: data)
+            },
+            baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(httpClient, url: objectURL) },
+            requests: 4_000 * scale,
+            concurrency: 64
+        ),
+        Comparison(
+            name: "rpc-call-vs-ahc",
+            parley: Side(name: "Parley JSON-RPC call") { _ = try await rpcClient.call(SumCall(params: [1, 2, 4])) },
+            baseline: Side(name: "AsyncHTTPClient POST + Codable") {
+                _ = try await RawRPC.call(httpClient, url: rpcURL, id: Int.random(in: 1...1_000_000))
+            },
+            requests: 4_000 * scale,
+            concurrency: 64
+        ),
+        Comparison(
+            name: "rpc-batch100-vs-jsoncoder",
+            parley: Side(name: "Parley batch of 100 (encode + match + decode)") { _ = try await Batch100.parley() },
+            baseline: Side(name: "JSONEncoder + JSONDecoder") { _ = try Batch100.bare() },
+            requests: 500 * scale,
+            concurrency: 1
+        ),
+        Comparison(
+            name: "middleware5-vs-none",
+            parley: Side(name: "Parley + 5 middlewares") { _ = try await parleyChain.send(GetItem()) },
+            baseline: Side(name: "Parley") { _ = try await parley.send(GetItem()) },
+            requests: 1_000 * scale,
+            concurrency: 1
+        ),
+    ] + webSocketComparisons
 
 /// Variants of the raw AsyncHTTPClient GET, for `--profile` only: each adds one step of the transport seam.
 let rawGet = Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(httpClient, url: objectURL) }
@@ -134,10 +158,18 @@ let probes: [Comparison] = [
     Side(name: "probe-deadline") { _ = try await Probes.getDistantDeadline(httpClient, url: objectURL) },
     Side(name: "probe-arrayslice") { _ = try await Probes.getArraySlices(httpClient, url: objectURL) },
     Side(name: "probe-httpbody") { _ = try await Probes.getHTTPBody(httpClient, url: objectURL) },
-    Side(name: "probe-inline-plain") { _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: false, convertHeaders: false) },
-    Side(name: "probe-inline-headers") { _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: false, convertHeaders: true) },
-    Side(name: "probe-inline-httpbody") { _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: true, convertHeaders: false) },
-    Side(name: "probe-inline-all") { _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: true, convertHeaders: true) },
+    Side(name: "probe-inline-plain") {
+        _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: false, convertHeaders: false)
+    },
+    Side(name: "probe-inline-headers") {
+        _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: false, convertHeaders: true)
+    },
+    Side(name: "probe-inline-httpbody") {
+        _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: true, convertHeaders: false)
+    },
+    Side(name: "probe-inline-all") {
+        _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: true, convertHeaders: true)
+    },
     Side(name: "probe-copy-eager") {
         let (_, body) = try await Probes.transportCopy(httpClient, benchRequest, eager: true)
         var data = Data()
@@ -151,10 +183,14 @@ let probes: [Comparison] = [
         _ = try JSONDecoder().decode(Item.self, from: data)
     },
     Side(name: "probe-parley-on-loop") {
-        try await withTaskExecutorPreference(LoopExecutor(httpClient.eventLoopGroup.any())) { _ = try await parley.send(GetItem()) }
+        try await withTaskExecutorPreference(LoopExecutor(httpClient.eventLoopGroup.any())) {
+            _ = try await parley.send(GetItem())
+        }
     },
     Side(name: "probe-ahc-on-loop") {
-        try await withTaskExecutorPreference(LoopExecutor(httpClient.eventLoopGroup.any())) { _ = try await RawAHC.get(httpClient, url: objectURL) }
+        try await withTaskExecutorPreference(LoopExecutor(httpClient.eventLoopGroup.any())) {
+            _ = try await RawAHC.get(httpClient, url: objectURL)
+        }
     },
     Side(name: "probe-transport-drain") {
         let (_, body) = try await transport.send(benchRequest, body: nil, baseURL: baseURL, operationID: "x")
@@ -169,33 +205,40 @@ let probesC1: [Comparison] = probes.filter { $0.name.hasSuffix("-on-loop") }.map
 
 let canned = Client(baseURL: baseURL, transport: CannedTransport())
 let cannedProbe = Comparison(
-    name: "probe-canned", parley: Side(name: "canned") { _ = try await canned.send(GetItem()) },
+    name: "probe-canned",
+    parley: Side(name: "canned") { _ = try await canned.send(GetItem()) },
     baseline: Side(name: "decode") { _ = try JSONDecoder().decode(Item.self, from: CannedTransport.object) },
-    requests: 100_000, concurrency: 1
+    requests: 100_000,
+    concurrency: 1
 )
 /// The same without the per-request head deadline (a timer task per request on a transport that cannot bound the head
 /// itself) and without the body deadline.
 let cannedBare = Client(
-    baseURL: baseURL, transport: CannedTransport(),
+    baseURL: baseURL,
+    transport: CannedTransport(),
     configuration: Client.Configuration(responseHeadTimeout: nil, responseBodyTimeout: nil)
 )
 let cannedBareProbe = Comparison(
-    name: "probe-canned-no-deadlines", parley: Side(name: "canned, no head or body deadline") { _ = try await cannedBare.send(GetItem()) },
+    name: "probe-canned-no-deadlines",
+    parley: Side(name: "canned, no head or body deadline") { _ = try await cannedBare.send(GetItem()) },
     baseline: Side(name: "decode") { _ = try JSONDecoder().decode(Item.self, from: CannedTransport.object) },
-    requests: 100_000, concurrency: 1
+    requests: 100_000,
+    concurrency: 1
 )
 
 // Profiling mode: `--profile NAME --side parley|baseline [--requests N]` runs one side only, once, so that
 // `perf record` or `valgrind --tool=callgrind` sees just that side's work.
 if let profileIndex = arguments.firstIndex(of: "--profile"), profileIndex + 1 < arguments.count {
     let name = arguments[profileIndex + 1]
-    guard let comparison = (comparisons + probes + probesC1 + [cannedProbe, cannedBareProbe]).first(where: { $0.name == name }) else {
+    guard let comparison = (comparisons + probes + probesC1 + [cannedProbe, cannedBareProbe]).first(where: { $0.name == name })
+    else {
         throw BenchError.usage("no comparison named \(name)")
     }
     let sideName = arguments.firstIndex(of: "--side").map { arguments[$0 + 1] } ?? "parley"
     let side = sideName == "baseline" ? comparison.baseline : comparison.parley
     // `--requests` counts calls: a side whose run is a burst of calls runs count / calls bursts.
-    let count = arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) }.map { max(1, $0 / side.calls) }
+    let count =
+        arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) }.map { max(1, $0 / side.calls) }
         ?? comparison.requests
     let (throughput, _) = try await measure(side, requests: count, concurrency: comparison.concurrency)
     print("profile \(name) \(side.name): \(Int(throughput)) \(side.calls > 1 ? "calls" : "req")/s")
@@ -214,11 +257,15 @@ if let abIndex = arguments.firstIndex(of: "--ab"), abIndex + 1 < arguments.count
     for spec in specs {
         let parts = spec.split(separator: ":").map(String.init)
         guard let comparison = all.first(where: { $0.name == parts[0] }) else { throw BenchError.usage("no comparison \(spec)") }
-        sides.append((spec, parts.count > 1 && parts[1] == "baseline" ? comparison.baseline : comparison.parley, comparison.concurrency))
+        sides.append(
+            (spec, parts.count > 1 && parts[1] == "baseline" ? comparison.baseline : comparison.parley, comparison.concurrency)
+        )
     }
     var results = Array(repeating: [Double](), count: sides.count)
     // `--requests` counts calls: a side whose run is a burst of calls runs count / calls bursts.
-    for (_, side, concurrency) in sides { _ = try await measure(side, requests: max(1, count / 4 / side.calls), concurrency: concurrency) }
+    for (_, side, concurrency) in sides {
+        _ = try await measure(side, requests: max(1, count / 4 / side.calls), concurrency: concurrency)
+    }
     for _ in 0..<abRounds {
         for (index, (_, side, concurrency)) in sides.enumerated() {
             results[index].append(try await measure(side, requests: max(1, count / side.calls), concurrency: concurrency).0)
@@ -226,7 +273,9 @@ if let abIndex = arguments.firstIndex(of: "--ab"), abIndex + 1 < arguments.count
     }
     for (index, (spec, _, _)) in sides.enumerated() {
         let sorted = results[index].sorted()
-        print("\(spec): median \(Int(sorted[sorted.count / 2])) req/s  (\(sorted.map { String(Int($0)) }.joined(separator: " ")))")
+        print(
+            "\(spec): median \(Int(sorted[sorted.count / 2])) req/s  (\(sorted.map { String(Int($0)) }.joined(separator: " ")))"
+        )
     }
     try await shutDown()
     exit(0)

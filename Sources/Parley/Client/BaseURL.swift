@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// A base URL taken apart once, so no call parses a URL again.
@@ -16,7 +16,10 @@ struct BaseURL: Sendable {
 
     init(_ url: URL) throws(ParleyError) {
         func invalid(_ reason: String) -> ParleyError {
-            ParleyError(.invalidRequest, "The base URL \(String(reflecting: RequestURLText.redactingUserInfo(url.absoluteString))) \(reason).")
+            ParleyError(
+                .invalidRequest,
+                "The base URL \(String(reflecting: RequestURLText.redactingUserInfo(url.absoluteString))) \(reason)."
+            )
         }
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw invalid("has no http or https scheme; write it as https://host/path")

@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 extension Client {
     /// Sends `endpoint` and streams the response body into the file at `destination`, in constant memory, with
@@ -126,7 +127,9 @@ extension Client {
         let response = streamed.response
         var validator = PartialDownload.validator(of: response)
         let total: Int64? =
-            if response.status.code == 206 { PartialDownload.contentRange(of: response)?.total } else { streamed.body.declaredLength }
+            if response.status.code == 206 { PartialDownload.contentRange(of: response)?.total } else {
+                streamed.body.declaredLength
+            }
         if let limit, let total, total > limit {
             // Nothing to resume: the whole file is over the limit.
             partial.discard()

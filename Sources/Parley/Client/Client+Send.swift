@@ -1,10 +1,11 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 public import HTTPTypes
 import OpenAPIRuntime
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Client {
     /// Sends `endpoint` and returns its decoded response.
@@ -32,7 +33,9 @@ extension Client {
         let timeout = endpoint.timeout ?? configuration.timeout
         // Without an overall timeout, the body must still arrive within responseBodyTimeout.
         let bodyLimit = timeout == nil ? configuration.responseBodyTimeout : nil
-        return try await pipeline.execute(endpoint, body: body, progress: progress, timeout: timeout) { response, body throws(ParleyError) in
+        return try await pipeline.execute(endpoint, body: body, progress: progress, timeout: timeout) {
+            response,
+            body throws(ParleyError) in
             let value = try await self.decode(endpoint, response: response, body: BodyDeadline.wrap(body, limit: bodyLimit))
             return (value, response)
         }

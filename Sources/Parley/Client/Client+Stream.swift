@@ -37,7 +37,9 @@ extension Client {
         rangeRequested: Bool = false
     ) async throws(ParleyError) -> StreamedResponse {
         let idleTimeout = configuration.streamIdleTimeout
-        return try await pipeline.execute(endpoint, body: body, extraHeaders: extraHeaders, timeout: timeout) { response, responseBody throws(ParleyError) in
+        return try await pipeline.execute(endpoint, body: body, extraHeaders: extraHeaders, timeout: timeout) {
+            response,
+            responseBody throws(ParleyError) in
             // A resumed download expects 206 or 416, which are the server's answers to the Range it sent.
             let code = response.status.code
             if !(rangeRequested && (code == 206 || code == 416)) {

@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
 package import HTTPTypes
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 extension HTTPRequest {
     /// The absolute URL of the request: from its scheme, authority and path when set (as `Client` sets them),

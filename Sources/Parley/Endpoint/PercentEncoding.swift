@@ -26,7 +26,9 @@ enum PercentEncoding {
         }
 
         /// RFC 3986 `pchar` without `%`: one path segment.
-        static let segment = Allowed { isUnreserved($0) || isSubDelimiter($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "@") }
+        static let segment = Allowed {
+            isUnreserved($0) || isSubDelimiter($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "@")
+        }
         /// Literal path text: `pchar`, `/`, and `%` (the author may have encoded by hand).
         static let pathLiteral = Allowed {
             segment.contains($0) || $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "%")

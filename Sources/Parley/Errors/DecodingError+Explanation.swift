@@ -30,7 +30,14 @@ extension DecodingError {
     package func explanation(body: some Collection<UInt8>) -> (path: String, message: String) {
         if isNestedTooDeep(body: body) {
             let path = Self.render(codingPathOfContext)
-            return (path, Self.tooDeep(limit: nesting?.limit ?? Self.foundationNestingLimit, byJSONValue: nesting?.byJSONValue ?? false, path: path))
+            return (
+                path,
+                Self.tooDeep(
+                    limit: nesting?.limit ?? Self.foundationNestingLimit,
+                    byJSONValue: nesting?.byJSONValue ?? false,
+                    path: path
+                )
+            )
         }
         return explanation
     }
@@ -44,7 +51,8 @@ extension DecodingError {
 
     private var codingPathOfContext: [any CodingKey] {
         switch self {
-        case .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+        case .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context),
+            .dataCorrupted(let context):
             context.codingPath
         @unknown default:
             []

@@ -9,7 +9,8 @@ extension ParleyError {
         if let attempts { text += " (gave up after \(attempts) attempts)" }
         if let last = text.last, !".!?".contains(last) { text += "." }
         if let keptDownload {
-            text += " The \(keptDownload.bytes) bytes received are kept in \(keptDownload.path); download again with "
+            text +=
+                " The \(keptDownload.bytes) bytes received are kept in \(keptDownload.path); download again with "
                 + "resume: true to continue."
         }
         if let codingPath, !codingPath.isEmpty, !message.contains(codingPath) { text += " (at \(codingPath))" }

@@ -1,10 +1,11 @@
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
 package import HTTPTypes
 package import OpenAPIRuntime
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 /// The wait for one response head, bounded by ``Client/Configuration/responseHeadTimeout``.
 ///
@@ -23,13 +24,22 @@ package struct HeadDeadline: Sendable {
         let sent = Deadline.Signal()
         let wrapped: HTTPBody?
         if let body, body.length != .known(0) {
-            wrapped = HTTPBody(SignallingBody(base: body, sent: sent), length: body.length, iterationBehavior: body.iterationBehavior)
+            wrapped = HTTPBody(
+                SignallingBody(base: body, sent: sent),
+                length: body.length,
+                iterationBehavior: body.iterationBehavior
+            )
         } else {
             wrapped = body
             sent.fire()
         }
         let limit = self.limit
-        return try await Deadline.run(within: limit, startingAt: sent, expired: { Self.expired(limit) }, { try await send(request, wrapped) })
+        return try await Deadline.run(
+            within: limit,
+            startingAt: sent,
+            expired: { Self.expired(limit) },
+            { try await send(request, wrapped) }
+        )
     }
 
     /// The error of a response head that did not arrive within `limit`.

@@ -1,10 +1,11 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import HTTPTypes
 import OpenAPIRuntime
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 extension Pipeline {
     /// Builds the wire request for `endpoint` on `head` (``makeRequestHead(_:)``): merged and validated headers,
@@ -28,7 +29,11 @@ extension Pipeline {
             // A file that cannot be read, a multipart form that cannot be built: the body says what is wrong.
             throw error
         } catch {
-            throw ParleyError(.encoding, "The body of \(endpoint.name) could not be encoded: \(error). Nothing was sent.", underlying: error)
+            throw ParleyError(
+                .encoding,
+                "The body of \(endpoint.name) could not be encoded: \(error). Nothing was sent.",
+                underlying: error
+            )
         }
         guard let made else { return (request, nil) }
         if let contentType = made.contentType, request.headerFields[.contentType] == nil {

@@ -1,10 +1,11 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import HTTPTypes
 import OpenAPIRuntime
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The order of every call a ``Client`` makes, in one place. Built once per client; every entry point (``Client/send(_:)``,
 /// ``Client/response(for:)``, ``Client/upload(_:body:onProgress:)``, ``Client/stream(_:)``, ``Client/events(_:lastEventID:reconnect:maxEventSize:)``,
@@ -176,7 +177,11 @@ final class Pipeline: Sendable {
             handler = { request, body, url in
                 do {
                     return try await middleware.intercept(
-                        request, body: body, baseURL: url, operationID: CallScope.current?.operationID ?? "", next: downstream
+                        request,
+                        body: body,
+                        baseURL: url,
+                        operationID: CallScope.current?.operationID ?? "",
+                        next: downstream
                     )
                 } catch {
                     throw ParleyError.wrapping(error, as: .middleware, "The middleware \(type(of: middleware)) failed: \(error)")
@@ -201,7 +206,11 @@ final class Pipeline: Sendable {
 
     /// Stage 9: the request checked and handed to `transport` with its origin as base URL, the head awaited within the
     /// call's head limit (by the transport itself when it can, else by a ``HeadDeadline``), the body inflated.
-    private static func transportStage(_ transport: any ClientTransport, base: BaseURL?, decompression: ResponseDecompression?) -> Handler {
+    private static func transportStage(
+        _ transport: any ClientTransport,
+        base: BaseURL?,
+        decompression: ResponseDecompression?
+    ) -> Handler {
         // A transport that bounds the head itself spares a timer task per request (``HeadLimitingTransport``).
         let limiting = transport as? any HeadLimitingTransport
         return { request, body, url in
@@ -215,14 +224,23 @@ final class Pipeline: Sendable {
             do {
                 if let limit = scope?.headTimeout, let limiting, limiting.boundsHead(of: request, body: body) {
                     (response, responseBody) = try await limiting.send(
-                        request, body: body, baseURL: url, operationID: operationID, headLimit: limit
+                        request,
+                        body: body,
+                        baseURL: url,
+                        operationID: operationID,
+                        headLimit: limit
                     )
                 } else if let limit = scope?.headTimeout {
                     (response, responseBody) = try await HeadDeadline(limit: limit).send(request, body: body) { request, body in
                         try await transport.send(request, body: body, baseURL: url, operationID: operationID)
                     }
                 } else {
-                    (response, responseBody) = try await transport.send(request, body: body, baseURL: url, operationID: operationID)
+                    (response, responseBody) = try await transport.send(
+                        request,
+                        body: body,
+                        baseURL: url,
+                        operationID: operationID
+                    )
                 }
             } catch {
                 throw transportFailure(error, request: request)
@@ -268,7 +286,10 @@ final class Pipeline: Sendable {
 
     /// The method and URL of `request` for an error, user info redacted.
     static func summary(of request: HTTPRequest) -> ParleyError.RequestSummary {
-        ParleyError.RequestSummary(method: request.method, url: RequestURLText.redactingUserInfo(request.absoluteURLString(baseURL: nil)))
+        ParleyError.RequestSummary(
+            method: request.method,
+            url: RequestURLText.redactingUserInfo(request.absoluteURLString(baseURL: nil))
+        )
     }
 
     /// Tells the request middlewares that observe outcomes that the call failed before any request reached them.

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+    public import FoundationEssentials
 #else
-public import Foundation
+    public import Foundation
 #endif
 
 /// Decodes a JSON body into a `Decodable` value, with the given or the client's `JSONDecoder`.
@@ -81,7 +81,12 @@ public struct OptionalResponseDecoder<Wrapped: ResponseDecoder>: ResponseDecoder
         let data = try await response.data()
         guard !data.isEmpty else { return nil }
         return try await wrapped.decode(
-            ResponseBody(head: response.head, storage: .buffered(data), jsonDecoder: response.jsonDecoder, maxBytes: response.maxBytes)
+            ResponseBody(
+                head: response.head,
+                storage: .buffered(data),
+                jsonDecoder: response.jsonDecoder,
+                maxBytes: response.maxBytes
+            )
         )
     }
 }

@@ -30,6 +30,7 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
     /// this says.
     public static let maximumDepthKey: CodingUserInfoKey = {
         guard let key = CodingUserInfoKey(rawValue: "Parley.JSONValue.maximumDepth") else {
+            // swift-format-ignore
             preconditionFailure("CodingUserInfoKey(rawValue:) failed")  // SAFE: it accepts every string (the `?` is RawRepresentable's)
         }
         return key
@@ -47,12 +48,16 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
         // task-local value, not read from the coding path, which would cost time growing with the depth again.
         if (try? decoder.container(keyedBy: MemberName.self)) != nil {
             let depth = try Self.nextDepth(decoder)
-            self = .object(try Self.$decodingDepth.withValue(depth) { try decoder.singleValueContainer().decode([String: JSONValue].self) })
+            self = .object(
+                try Self.$decodingDepth.withValue(depth) { try decoder.singleValueContainer().decode([String: JSONValue].self) }
+            )
             return
         }
         if (try? decoder.unkeyedContainer()) != nil {
             let depth = try Self.nextDepth(decoder)
-            self = .array(try Self.$decodingDepth.withValue(depth) { try decoder.singleValueContainer().decode([JSONValue].self) })
+            self = .array(
+                try Self.$decodingDepth.withValue(depth) { try decoder.singleValueContainer().decode([JSONValue].self) }
+            )
             return
         }
         let container = try decoder.singleValueContainer()
@@ -180,7 +185,8 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
         case .string(let value): String(reflecting: value)
         case .array(let value): "[" + value.map(\.description).joined(separator: ",") + "]"
         case .object(let value):
-            "{" + value.sorted { $0.key < $1.key }.map { "\(String(reflecting: $0.key)):\($0.value)" }.joined(separator: ",") + "}"
+            "{" + value.sorted { $0.key < $1.key }.map { "\(String(reflecting: $0.key)):\($0.value)" }.joined(separator: ",")
+                + "}"
         }
     }
 }

@@ -1,10 +1,11 @@
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
 public import HTTPTypes
 public import OpenAPIRuntime
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// A response handed to a ``ResponseDecoder``: the head, the body (streamed or already buffered) and the
 /// client's decoding settings.

@@ -36,6 +36,7 @@ public struct ByteStream: AsyncSequence, Sendable {
         return count
     }
 
+    /// An iterator over the body's chunks.
     public func makeAsyncIterator() -> Iterator {
         let base = body?.makeAsyncIterator()
         if let idleTimeout, let base {
@@ -96,6 +97,7 @@ public struct ByteStream: AsyncSequence, Sendable {
 
 /// A body's iterator whose every wait for a chunk is bounded (``Deadline``): the read runs in a child task of the
 /// deadline's task group, so the iterator is kept in a reference the child can reach.
+// swift-format-ignore
 final class TimedIterator: @unchecked Sendable {  // SAFE: `base` is used by one task at a time: `next` awaits the deadline's group, whose child is the only reader, before it returns; the iterator, which owns this object, is not Sendable and so cannot call `next` from two tasks at once.
     private var base: HTTPBody.AsyncIterator
     let idleTimeout: Duration

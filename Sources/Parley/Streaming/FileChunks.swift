@@ -1,15 +1,16 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import CParleySystem
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A regular file read as a sequence of byte chunks, reopened on every iteration (so a body made from it can
@@ -94,7 +95,9 @@ struct FileChunks: AsyncSequence, Sendable {
                 initialized = 0
                 while initialized < count {
                     let result = POSIXFile.read(
-                        descriptor, into: buffer.baseAddress.map { $0 + initialized }, count: count - initialized
+                        descriptor,
+                        into: buffer.baseAddress.map { $0 + initialized },
+                        count: count - initialized
                     )
                     if result < 0 {
                         failure = errno

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+    public import FoundationEssentials
 #else
-public import Foundation
+    public import Foundation
 #endif
 
 /// A newline-delimited JSON stream (NDJSON, JSON Lines) as an `AsyncSequence` of decoded values: each

@@ -8,7 +8,8 @@
 /// ```swift
 /// for try await line in body.lines() { print(line) }
 /// ```
-public struct LineSequence<Base: AsyncSequence>: AsyncSequence where Base.Element == ArraySlice<UInt8>, Base.Failure == ParleyError {
+public struct LineSequence<Base: AsyncSequence>: AsyncSequence
+where Base.Element == ArraySlice<UInt8>, Base.Failure == ParleyError {
     /// A line.
     public typealias Element = String
     /// Reading fails with ``ParleyError``.

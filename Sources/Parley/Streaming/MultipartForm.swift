@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-public import FoundationEssentials
+    public import FoundationEssentials
 #else
-public import Foundation
+    public import Foundation
 #endif
 
 /// A `multipart/form-data` body (RFC 7578): text fields, in-memory parts and files streamed from disk.
@@ -84,7 +84,9 @@ public struct MultipartForm: Sendable {
         contentType: String = "application/octet-stream"
     ) throws(ParleyError) {
         let chunks = try FileChunks(path: try Self.path(of: file))
-        parts.append(Part(name: name, filename: filename ?? file.lastPathComponent, contentType: contentType, content: .file(chunks)))
+        parts.append(
+            Part(name: name, filename: filename ?? file.lastPathComponent, contentType: contentType, content: .file(chunks))
+        )
     }
 
     /// `multipart/form-data; boundary=…`.
@@ -137,7 +139,10 @@ public struct MultipartForm: Sendable {
 
     static func path(of file: URL) throws(ParleyError) -> String {
         guard file.isFileURL else {
-            throw ParleyError(.invalidRequest, "\(file) is not a file URL; pass URL(filePath:) of a local file. Nothing was sent.")
+            throw ParleyError(
+                .invalidRequest,
+                "\(file) is not a file URL; pass URL(filePath:) of a local file. Nothing was sent."
+            )
         }
         return file.path(percentEncoded: false)
     }

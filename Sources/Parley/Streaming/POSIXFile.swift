@@ -1,10 +1,11 @@
 import CParleySystem
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The few system calls Parley's file bodies and downloads make, named apart from the methods of the types
@@ -12,31 +13,31 @@ import Darwin
 enum POSIXFile {
     private static func systemOpen(_ path: UnsafePointer<CChar>, _ flags: Int32, _ mode: mode_t) -> Int32 {
         #if canImport(Glibc)
-        Glibc.open(path, flags, mode)
+            Glibc.open(path, flags, mode)
         #elseif canImport(Musl)
-        Musl.open(path, flags, mode)
+            Musl.open(path, flags, mode)
         #else
-        Darwin.open(path, flags, mode)
+            Darwin.open(path, flags, mode)
         #endif
     }
 
     private static func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
         #if canImport(Glibc)
-        Glibc.read(descriptor, buffer, count)
+            Glibc.read(descriptor, buffer, count)
         #elseif canImport(Musl)
-        Musl.read(descriptor, buffer, count)
+            Musl.read(descriptor, buffer, count)
         #else
-        Darwin.read(descriptor, buffer, count)
+            Darwin.read(descriptor, buffer, count)
         #endif
     }
 
     private static func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
         #if canImport(Glibc)
-        Glibc.write(descriptor, buffer, count)
+            Glibc.write(descriptor, buffer, count)
         #elseif canImport(Musl)
-        Musl.write(descriptor, buffer, count)
+            Musl.write(descriptor, buffer, count)
         #else
-        Darwin.write(descriptor, buffer, count)
+            Darwin.write(descriptor, buffer, count)
         #endif
     }
 
@@ -83,11 +84,11 @@ extension POSIXFile {
     /// Renames `source` to `destination`, replacing it atomically; returns 0 or the `errno`.
     static func rename(_ source: String, to destination: String) -> Int32 {
         #if canImport(Glibc)
-        let result = Glibc.rename(source, destination)
+            let result = Glibc.rename(source, destination)
         #elseif canImport(Musl)
-        let result = Musl.rename(source, destination)
+            let result = Musl.rename(source, destination)
         #else
-        let result = Darwin.rename(source, destination)
+            let result = Darwin.rename(source, destination)
         #endif
         return result == 0 ? 0 : errno
     }
@@ -113,11 +114,11 @@ extension POSIXFile {
     /// Closes a descriptor.
     static func close(_ descriptor: Int32) {
         #if canImport(Glibc)
-        _ = Glibc.close(descriptor)
+            _ = Glibc.close(descriptor)
         #elseif canImport(Musl)
-        _ = Musl.close(descriptor)
+            _ = Musl.close(descriptor)
         #else
-        _ = Darwin.close(descriptor)
+            _ = Darwin.close(descriptor)
         #endif
     }
 }

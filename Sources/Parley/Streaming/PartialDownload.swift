@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The file a download writes to before it is complete, next to the destination, and the record that lets an
 /// interrupted download continue: the URL and the validator (`ETag` or `Last-Modified`) of what was fetched.
@@ -24,7 +25,10 @@ struct PartialDownload {
         let folder = destination.deletingLastPathComponent().path(percentEncoded: false)
         let name = destination.lastPathComponent
         guard !name.isEmpty, name != "/", !destinationPath.hasSuffix("/") else {
-            throw ParleyError(.invalidRequest, "The download destination \(destinationPath) names a folder, not a file. Nothing was sent.")
+            throw ParleyError(
+                .invalidRequest,
+                "The download destination \(destinationPath) names a folder, not a file. Nothing was sent."
+            )
         }
         guard POSIXFile.isDirectory(folder.isEmpty ? "." : folder) else {
             throw ParleyError(

@@ -77,7 +77,8 @@ public struct ServerSentEventParser: Sendable {
         bomMatched = 0
     }
 
-    private mutating func consume(_ buffer: UnsafeBufferPointer<UInt8>, into events: inout [ServerSentEvent]) throws(ParleyError) {
+    private mutating func consume(_ buffer: UnsafeBufferPointer<UInt8>, into events: inout [ServerSentEvent]) throws(ParleyError)
+    {
         var index = 0
         if let matched = bomMatched {
             let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
@@ -130,7 +131,8 @@ public struct ServerSentEventParser: Sendable {
         }
     }
 
-    private mutating func interpret(_ line: UnsafeBufferPointer<UInt8>, into events: inout [ServerSentEvent]) throws(ParleyError) {
+    private mutating func interpret(_ line: UnsafeBufferPointer<UInt8>, into events: inout [ServerSentEvent]) throws(ParleyError)
+    {
         guard let first = line.first else { return dispatch(into: &events) }
         if first == .colon { return }  // a comment
         let colon = line.firstIndex(of: .colon) ?? line.endIndex

@@ -20,6 +20,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
     let policy: ServerSentEventReconnectPolicy
     let maxEventSize: Int
 
+    /// An iterator over the events.
     public func makeAsyncIterator() -> Iterator {
         Iterator(stream: self)
     }
@@ -66,7 +67,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                     pending = try parser.parse(chunk)
                     pendingIndex = 0
                     if !pending.isEmpty { failures = 0 }
-                } catch where error.kind == .transport || error.kind == .timeout {
+                } catch  where error.kind == .transport || error.kind == .timeout {
                     try dropped(error)
                 } catch {
                     finished = true
@@ -95,7 +96,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
             let response: StreamedResponse
             do throws(ParleyError) {
                 response = try await stream.connect(headers)
-            } catch where error.kind == .transport || error.kind == .timeout {
+            } catch  where error.kind == .transport || error.kind == .timeout {
                 failures += 1
                 try giveUpIfNeeded(error)
                 return

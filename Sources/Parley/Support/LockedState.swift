@@ -1,11 +1,11 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Android)
-import Android
+    import Android
 #endif
 
 /// Mutable state behind a `pthread_mutex_t`, for Parley's targets that do not build SwiftNIO.
@@ -41,4 +41,5 @@ package final class LockedState<State> {
 }
 
 /// Shared between tasks only when its state is itself `Sendable`: `withLock` can hand parts of the state to the caller.
+// swift-format-ignore
 extension LockedState: @unchecked Sendable where State: Sendable {}  // SAFE: `state` is only read or written inside `withLock`, which holds `mutex` for the whole access, and is Sendable.

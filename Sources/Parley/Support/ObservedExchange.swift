@@ -1,10 +1,11 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import HTTPTypes
 import OpenAPIRuntime
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// One request and its answer as an observing middleware (logging, metrics, tracing) sees them, reported once
 /// the exchange is over: when `next` failed, or when the response body was read to its end, failed, or was

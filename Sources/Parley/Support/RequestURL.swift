@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import HTTPTypes
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// A request's absolute URL taken apart for logs and spans: scheme, host and port, and the URL with its
 /// secrets (the user info, and the values of chosen query items) replaced by a placeholder.

@@ -122,7 +122,10 @@ struct HeldUntilCancelled: ClientMiddleware {
     let gate: Latch
     let finished: Trail
     func intercept(
-        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         await withTaskCancellationHandler {
@@ -169,7 +172,11 @@ struct StubbornTimeoutTests {
         let finished = Trail()
         let gate = Latch()
         defer { gate.open() }
-        try await withDemoClient(.asyncHTTPClient, middlewares: [HeldUntilCancelled(gate: gate, finished: finished)], configuration: .init(timeout: .milliseconds(100))) { client, _ in
+        try await withDemoClient(
+            .asyncHTTPClient,
+            middlewares: [HeldUntilCancelled(gate: gate, finished: finished)],
+            configuration: .init(timeout: .milliseconds(100))
+        ) { client, _ in
             let error = await expectParleyError(.timeout) { try await client.send(GetUser(id: 1)) }
             #expect(finished.all == ["wound down"])
             #expect(error?.request?.description.hasSuffix("/users/1") == true)

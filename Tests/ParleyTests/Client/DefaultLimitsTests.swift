@@ -21,7 +21,10 @@ struct DefaultLimitsTests {
     /// The head comes at once, then the body a byte every 20 ms (a million bytes: 5 1/2 hours), so no idle timeout
     /// ever fires. A buffered call fails once responseBodyTimeout (500 ms here) has passed since the head; the
     /// transports' idle timeouts (30 s) and the 25 s bound are only guards.
-    @Test("a buffered body dribbled one byte at a time fails with .timeout at responseBodyTimeout", arguments: TransportKind.allCases)
+    @Test(
+        "a buffered body dribbled one byte at a time fails with .timeout at responseBodyTimeout",
+        arguments: TransportKind.allCases
+    )
     func dribbledBufferedBody(_ kind: TransportKind) async throws {
         let configuration = Client.Configuration(responseBodyTimeout: .milliseconds(500))
         try await withFaultClient(kind, configuration: configuration) { client, _ in
@@ -56,7 +59,10 @@ struct DefaultLimitsTests {
         }
     }
 
-    @Test("stream(): a head dribbled one byte at a time fails with .timeout at responseHeadTimeout", arguments: TransportKind.allCases)
+    @Test(
+        "stream(): a head dribbled one byte at a time fails with .timeout at responseHeadTimeout",
+        arguments: TransportKind.allCases
+    )
     func dribbledHeadStream(_ kind: TransportKind) async throws {
         let configuration = Client.Configuration(timeout: .seconds(30), responseHeadTimeout: .milliseconds(500))
         try await withFaultClient(kind, configuration: configuration) { client, _ in
@@ -110,7 +116,10 @@ struct DefaultLimitsTests {
     }
 
     /// `/sse/forever` sends one event, then a keep-alive comment only every 20 s: the 300 ms idle limit fires first.
-    @Test("an event stream that goes quiet fails with .timeout at streamIdleTimeout when it may not reconnect", arguments: TransportKind.allCases)
+    @Test(
+        "an event stream that goes quiet fails with .timeout at streamIdleTimeout when it may not reconnect",
+        arguments: TransportKind.allCases
+    )
     func eventsIdle(_ kind: TransportKind) async throws {
         let configuration = Client.Configuration(streamIdleTimeout: .milliseconds(300))
         try await withDemoClient(kind, configuration: configuration) { client, _ in

@@ -43,7 +43,12 @@ private struct Mistyped: Endpoint {
 
 @Suite("The call pipeline: middlewares see each call once, request middlewares each request sent")
 struct PipelineTests {
-    private func client(for server: DemoServer, _ kind: TransportKind, middlewares: [any ClientMiddleware], requestMiddlewares: [any ClientMiddleware]) throws -> Client {
+    private func client(
+        for server: DemoServer,
+        _ kind: TransportKind,
+        middlewares: [any ClientMiddleware],
+        requestMiddlewares: [any ClientMiddleware]
+    ) throws -> Client {
         Client(
             baseURL: try #require(URL(string: server.baseURL)),
             transport: kind.makeTransport(),
@@ -52,7 +57,10 @@ struct PipelineTests {
         )
     }
 
-    @Test("a redirect chain passes the client's middleware once and the request middleware at every hop", arguments: TransportKind.allCases)
+    @Test(
+        "a redirect chain passes the client's middleware once and the request middleware at every hop",
+        arguments: TransportKind.allCases
+    )
     func redirectHops(_ kind: TransportKind) async throws {
         let server = try await DemoServer.start()
         let perCall = PathRecorder()
@@ -73,7 +81,10 @@ struct PipelineTests {
         let server = try await DemoServer.start()
         let perRequest = PathRecorder()
         let client = try client(
-            for: server, kind, middlewares: [.retry(RetryPolicy(maxAttempts: 4, initialBackoff: .milliseconds(2), maxBackoff: .milliseconds(10)))], requestMiddlewares: [perRequest]
+            for: server,
+            kind,
+            middlewares: [.retry(RetryPolicy(maxAttempts: 4, initialBackoff: .milliseconds(2), maxBackoff: .milliseconds(10)))],
+            requestMiddlewares: [perRequest]
         )
         let answer = try await client.send(Flaky(failures: 2))
         try await client.shutdown()
@@ -82,7 +93,10 @@ struct PipelineTests {
         #expect(perRequest.paths.value == ["/flaky", "/flaky", "/flaky"])
     }
 
-    @Test("a middleware of either list that observes outcomes hears of a failure found after the chain", arguments: TransportKind.allCases)
+    @Test(
+        "a middleware of either list that observes outcomes hears of a failure found after the chain",
+        arguments: TransportKind.allCases
+    )
     func observersHearOfLaterFailures(_ kind: TransportKind) async throws {
         let server = try await DemoServer.start()
         let perCall = PathRecorder()

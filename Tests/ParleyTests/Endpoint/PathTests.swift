@@ -3,15 +3,18 @@ import Testing
 
 @Suite("Path and query encoding")
 struct PathTests {
-    @Test("an interpolated value is always exactly one segment", arguments: [
-        ("../etc/passwd", "/files/..%2Fetc%2Fpasswd"),
-        ("a/b?c#d", "/files/a%2Fb%3Fc%23d"),
-        ("..", "/files/%2E%2E"),
-        (".", "/files/%2E"),
-        ("100%", "/files/100%25"),
-        ("naïve café", "/files/na%C3%AFve%20caf%C3%A9"),
-        ("a+b=c&d", "/files/a+b=c&d"),
-    ])
+    @Test(
+        "an interpolated value is always exactly one segment",
+        arguments: [
+            ("../etc/passwd", "/files/..%2Fetc%2Fpasswd"),
+            ("a/b?c#d", "/files/a%2Fb%3Fc%23d"),
+            ("..", "/files/%2E%2E"),
+            (".", "/files/%2E"),
+            ("100%", "/files/100%25"),
+            ("naïve café", "/files/na%C3%AFve%20caf%C3%A9"),
+            ("a+b=c&d", "/files/a+b=c&d"),
+        ]
+    )
     func interpolatedSegment(name: String, expected: String) {
         let path: Path = "/files/\(name)"
         #expect(path.encoded == expected)

@@ -27,7 +27,9 @@ struct RequestBuildingTests {
 
     @Test("default headers apply; an endpoint's header of the same name overrides them", arguments: TransportKind.allCases)
     func headers(transport: TransportKind) async throws {
-        try await withDemoClient(transport, headers: ["User-Agent": "parley-tests", "X-Shared": "client", "X-Client": "1"]) { client, _ in
+        try await withDemoClient(transport, headers: ["User-Agent": "parley-tests", "X-Shared": "client", "X-Client": "1"]) {
+            client,
+            _ in
             let echo = try await client.send(EchoEndpoint(headers: ["x-shared": "endpoint", "X-Endpoint": "2"]))
             #expect(echo.header("user-agent") == ["parley-tests"])
             #expect(echo.header("x-shared") == ["endpoint"])
@@ -62,7 +64,9 @@ struct RequestBuildingTests {
     @Test("form, bytes, text and empty bodies", arguments: TransportKind.allCases)
     func otherBodies(transport: TransportKind) async throws {
         try await withDemoClient(transport) { client, _ in
-            let form = try await client.send(EchoEndpoint(method: .post, body: .form(["name": "Ada Lovelace", "note": "a+b&c=d"])))
+            let form = try await client.send(
+                EchoEndpoint(method: .post, body: .form(["name": "Ada Lovelace", "note": "a+b&c=d"]))
+            )
             #expect(form.header("content-type") == ["application/x-www-form-urlencoded"])
             #expect(form.body == "name=Ada+Lovelace&note=a%2Bb%26c%3Dd")
 

@@ -7,7 +7,10 @@ import Testing
 /// JSON that attacks the decoder or the error messages: nesting past every limit, batches of stray answers.
 @Suite("Hostile JSON: nesting and amplification", .timeLimit(.minutes(2)))
 struct HostileJSONTests {
-    @Test("JSON nested 100 000 deep says it is nested too deeply, at what limit, in one period", arguments: TransportKind.allCases)
+    @Test(
+        "JSON nested 100 000 deep says it is nested too deeply, at what limit, in one period",
+        arguments: TransportKind.allCases
+    )
     func deepNesting(_ kind: TransportKind) async throws {
         try await withFaultClient(kind) { client, _ in
             for path: Path in ["/hostile/deep-json/100000", "/hostile/deep-json/513"] {
@@ -62,7 +65,10 @@ struct HostileJSONTests {
         }
     }
 
-    @Test("a batch answered with 100 000 stray ids: each call's message names 3 and counts the rest", arguments: TransportKind.allCases)
+    @Test(
+        "a batch answered with 100 000 stray ids: each call's message names 3 and counts the rest",
+        arguments: TransportKind.allCases
+    )
     func strayAnswers(_ kind: TransportKind) async throws {
         try await withFaultClient(kind) { client, _ in
             let rpc = JSONRPCClient(http: client, path: "/hostile/rpc-strays/100000")

@@ -7,9 +7,12 @@ import Testing
 
 @Suite("Errors", .timeLimit(.minutes(2)))
 struct ParleyErrorTests {
-    @Test("a bad base URL is an invalid request, refused before anything is sent", arguments: [
-        "ftp://example.com", "/relative/path", "http://", "http://example.com/?q=1", "http://user:secret@example.com",
-    ])
+    @Test(
+        "a bad base URL is an invalid request, refused before anything is sent",
+        arguments: [
+            "ftp://example.com", "/relative/path", "http://", "http://example.com/?q=1", "http://user:secret@example.com",
+        ]
+    )
     func badBaseURL(text: String) async throws {
         let transport = InMemoryTransport()
         let client = Client(baseURL: try #require(URL(string: text)), transport: transport)
@@ -18,13 +21,16 @@ struct ParleyErrorTests {
         #expect(transport.requests.isEmpty)
     }
 
-    @Test("an illegal header name or value is refused before anything is sent", arguments: [
-        ("X-Bad", "line\r\nInjected: yes"),
-        ("X-Bad", "nul\u{0}byte"),
-        ("Bad Name", "value"),
-        ("", "value"),
-        ("X-Ünïcode", "value"),
-    ])
+    @Test(
+        "an illegal header name or value is refused before anything is sent",
+        arguments: [
+            ("X-Bad", "line\r\nInjected: yes"),
+            ("X-Bad", "nul\u{0}byte"),
+            ("Bad Name", "value"),
+            ("", "value"),
+            ("X-Ünïcode", "value"),
+        ]
+    )
     func illegalHeader(name: String, value: String) async throws {
         let transport = InMemoryTransport()
         transport.route(nil, "*") { _ in .text("ok") }
@@ -35,14 +41,21 @@ struct ParleyErrorTests {
         #expect(error?.request?.url == "http://127.0.0.1:1/echo")
         #expect(transport.requests.isEmpty)
         // The same header on the client fails the same way.
-        let clientLevel = Client(baseURL: client.baseURL, transport: transport, headers: Headers(dictionaryLiteral: (name, value)))
+        let clientLevel = Client(
+            baseURL: client.baseURL,
+            transport: transport,
+            headers: Headers(dictionaryLiteral: (name, value))
+        )
         await expectParleyError(.invalidRequest) { try await clientLevel.send(EchoEndpoint()) }
         #expect(transport.requests.isEmpty)
     }
 
-    @Test("a path whose interpolated value reads as a dot segment is refused, nothing sent", arguments: [
-        "..", ".",
-    ])
+    @Test(
+        "a path whose interpolated value reads as a dot segment is refused, nothing sent",
+        arguments: [
+            "..", ".",
+        ]
+    )
     func dotSegments(value: String) async throws {
         let transport = InMemoryTransport()
         transport.route(nil, "*") { _ in .text("ok") }
@@ -61,7 +74,9 @@ struct ParleyErrorTests {
     func encodingFailure() async throws {
         let transport = InMemoryTransport()
         let client = Client(baseURL: try #require(URL(string: "http://127.0.0.1:1")), transport: transport)
-        let error = await expectParleyError(.encoding) { try await client.send(EchoEndpoint(method: .post, body: .json(["x": Double.nan]))) }
+        let error = await expectParleyError(.encoding) {
+            try await client.send(EchoEndpoint(method: .post, body: .json(["x": Double.nan])))
+        }
         #expect(error?.description.contains("EchoEndpoint") == true)
         #expect(transport.requests.isEmpty)
     }
@@ -79,10 +94,14 @@ struct ParleyErrorTests {
             // The demo server speaks plain HTTP, so a TLS ClientHello gets no valid answer.
             // The handshake fails at once on an idle machine. AsyncHTTPClient counts the handshake in its connect
             // timeout, so a generous one keeps a starved machine from turning the failure into a `.timeout`.
-            let tlsTransport: any ClientTransport = transport == .asyncHTTPClient
+            let tlsTransport: any ClientTransport =
+                transport == .asyncHTTPClient
                 ? AsyncHTTPClientTransport(configuration: AsyncHTTPClientTransport.configuration(connectTimeout: .seconds(60)))
                 : transport.makeTransport()
-            let https = Client(baseURL: try #require(URL(string: server.baseURL.replacingOccurrences(of: "http:", with: "https:"))), transport: tlsTransport)
+            let https = Client(
+                baseURL: try #require(URL(string: server.baseURL.replacingOccurrences(of: "http:", with: "https:"))),
+                transport: tlsTransport
+            )
             let error = await expectParleyError(.transport) { try await https.send(GetUser(id: 1)) }
             #expect(error?.request?.url.hasPrefix("https://127.0.0.1:") == true)
             try await https.shutdown()
@@ -96,10 +115,15 @@ struct ParleyErrorTests {
         }
     }
 
-    @Test("a body larger than the limit fails with bodyTooLarge, with or without Content-Length", arguments: TransportKind.allCases)
+    @Test(
+        "a body larger than the limit fails with bodyTooLarge, with or without Content-Length",
+        arguments: TransportKind.allCases
+    )
     func bodyTooLarge(transport: TransportKind) async throws {
         try await withDemoClient(transport, configuration: .init(maxResponseBodySize: 1_000_000)) { client, _ in
-            let declared = await expectParleyError(.bodyTooLarge) { try await client.send(GetData(path: "/bytes", query: ["n": "1000001"])) }
+            let declared = await expectParleyError(.bodyTooLarge) {
+                try await client.send(GetData(path: "/bytes", query: ["n": "1000001"]))
+            }
             #expect(declared?.description.contains("1000000") == true)
             await expectParleyError(.bodyTooLarge) {
                 try await client.send(GetData(path: "/bytes", query: ["n": "1000001", "chunked": "true"]))
@@ -129,7 +153,10 @@ struct ParleyErrorTests {
         var error = ParleyError(.unacceptableStatus, "The server answered 500.")
         error.response = HTTPResponse(status: .internalServerError)
         error.body = Data("boom".utf8)
-        #expect(error.description == "Parley unacceptableStatus error: The server answered 500. Response: 500 Internal Server Error. Body: boom")
+        #expect(
+            error.description
+                == "Parley unacceptableStatus error: The server answered 500. Response: 500 Internal Server Error. Body: boom"
+        )
         #expect(!error.description.contains("\n"))
     }
 }

@@ -101,8 +101,11 @@ func holdsUnprintable(_ text: String) -> Bool {
 struct SecretsAndEscapingTests {
     // MARK: 6b: user info
 
-    @Test("a base URL with user:password@ never shows the password, whatever the call would have failed at",
-          arguments: TransportKind.allCases, FailureStage.allCases)
+    @Test(
+        "a base URL with user:password@ never shows the password, whatever the call would have failed at",
+        arguments: TransportKind.allCases,
+        FailureStage.allCases
+    )
     func baseURLUserInfo(_ kind: TransportKind, _ stage: FailureStage) async throws {
         let server = try await FaultServer.start()
         let origin = stage == .connectionRefused ? try await FaultServer.unusedPortURL() : server.baseURL
@@ -123,8 +126,11 @@ struct SecretsAndEscapingTests {
         await server.stop()
     }
 
-    @Test("user info a middleware puts in the URL never reaches the error or the log, at any stage",
-          arguments: TransportKind.allCases, FailureStage.allCases)
+    @Test(
+        "user info a middleware puts in the URL never reaches the error or the log, at any stage",
+        arguments: TransportKind.allCases,
+        FailureStage.allCases
+    )
     func middlewareUserInfo(_ kind: TransportKind, _ stage: FailureStage) async throws {
         let logs = LogRecorder()
         let middlewares: [any ClientMiddleware] = [UserInfoMiddleware(), .logging(logs.logger(level: .trace))]
@@ -149,8 +155,10 @@ struct SecretsAndEscapingTests {
 
     // MARK: 6c: escaping
 
-    @Test("control bytes, bidi overrides and CR LF from a server are escaped in the error and the log",
-          arguments: TransportKind.allCases)
+    @Test(
+        "control bytes, bidi overrides and CR LF from a server are escaped in the error and the log",
+        arguments: TransportKind.allCases
+    )
     func controlBytesEscaped(_ kind: TransportKind) async throws {
         let logs = LogRecorder()
         try await withFaultClient(kind, middlewares: [.logging(logs.logger(level: .trace))]) { client, _ in
@@ -199,16 +207,22 @@ struct SecretsAndEscapingTests {
 
     // MARK: 6d: CR/LF in header values set outside Endpoint headers
 
-    @Test("CR LF in a value a middleware sets through HTTPFields is refused before anything is sent",
-          arguments: TransportKind.allCases)
+    @Test(
+        "CR LF in a value a middleware sets through HTTPFields is refused before anything is sent",
+        arguments: TransportKind.allCases
+    )
     func middlewareHeaderInjection(_ kind: TransportKind) async throws {
         let name = try #require(HTTPField.Name("X-Custom"))
-        try await withFaultClient(kind, middlewares: [RawHeaderMiddleware(name: name, value: "abc\r\nX-Injected: 1")]) { client, server in
+        try await withFaultClient(kind, middlewares: [RawHeaderMiddleware(name: name, value: "abc\r\nX-Injected: 1")]) {
+            client,
+            server in
             let error = await expectParleyError(.invalidRequest) { try await client.send(FaultCall<Data>(path: "/ok")) }
             #expect(error?.message.contains("X-Custom") == true, "\(error?.message ?? "")")
             #expect(server.acceptedConnections == 0)
         }
-        try await withFaultClient(kind, middlewares: [RawPathMiddleware(path: "/ok HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET /ok")]) { client, server in
+        try await withFaultClient(kind, middlewares: [RawPathMiddleware(path: "/ok HTTP/1.1\r\nX-Injected: 1\r\n\r\nGET /ok")]) {
+            client,
+            server in
             await expectParleyError(.invalidRequest) { try await client.send(FaultCall<Data>(path: "/ok")) }
             #expect(server.acceptedConnections == 0)
         }
@@ -219,7 +233,10 @@ struct SecretsAndEscapingTests {
         }
     }
 
-    @Test("a token or API key holding CR LF is refused with .invalidRequest, without showing it", arguments: TransportKind.allCases)
+    @Test(
+        "a token or API key holding CR LF is refused with .invalidRequest, without showing it",
+        arguments: TransportKind.allCases
+    )
     func credentialHeaderInjection(_ kind: TransportKind) async throws {
         let bearer = BearerAuthMiddleware(ClosureAccessTokenProvider { _ in AccessToken("abc\r\nX-Injected: 1") })
         let keys: [any ClientMiddleware] = [bearer, APIKeyMiddleware("abc\r\nX-Injected: 1"), APIKeyMiddleware("abc\n")]

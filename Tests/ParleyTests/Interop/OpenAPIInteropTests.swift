@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-@_spi(Generated) import OpenAPIRuntime
 import OpenAPIAsyncHTTPClient
+@_spi(Generated) import OpenAPIRuntime
 import Parley
 import ParleyDemoServer
 import Testing
@@ -49,7 +49,10 @@ struct OpenAPIInteropTests {
         let client = Self.openAPIClient(
             serverURL: try #require(URL(string: server.baseURL)),
             middlewares: [
-                .retry(RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(1), maxBackoff: .milliseconds(5)), onRetry: events.record),
+                .retry(
+                    RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(1), maxBackoff: .milliseconds(5)),
+                    onRetry: events.record
+                ),
                 .basicAuth(username: CredentialAuthTests.user, password: CredentialAuthTests.password),
             ]
         )
@@ -57,7 +60,12 @@ struct OpenAPIInteropTests {
         // idempotent) and names the endpoint by the OpenAPI operation id.
         do {
             let key = UUID().uuidString
-            let flaky = try await Self.get(FlakyAnswer.self, path: "/flaky?key=\(key)&failures=2&status=503", operationID: "getFlaky", on: client)
+            let flaky = try await Self.get(
+                FlakyAnswer.self,
+                path: "/flaky?key=\(key)&failures=2&status=503",
+                operationID: "getFlaky",
+                on: client
+            )
             #expect(flaky.attempts == 3)
             #expect(events.all.map(\.status) == [503, 503])
             #expect(events.all.map(\.endpoint) == ["getFlaky", "getFlaky"])
@@ -82,9 +90,14 @@ struct OpenAPIInteropTests {
             let user = try await client.send(GetUser(id: 1))
             #expect(user.id == 1)
             // Bodies, query and headers go through it as through Parley's own transports.
-            let echo = try await client.send(EchoEndpoint(
-                method: .post, query: ["q": "a b&c"], headers: ["X-Interop": "yes"], body: .json(["n": 42])
-            ))
+            let echo = try await client.send(
+                EchoEndpoint(
+                    method: .post,
+                    query: ["q": "a b&c"],
+                    headers: ["X-Interop": "yes"],
+                    body: .json(["n": 42])
+                )
+            )
             #expect(echo.method == "POST")
             #expect(echo.queryItems == [["q", "a b&c"]])
             #expect(echo.header("X-Interop") == ["yes"])
@@ -106,7 +119,10 @@ struct OpenAPIInteropTests {
             // And the transport's own failures are still ParleyErrors, with the request. (Not a refused port: the
             // shared HTTPClient this transport uses by default retries connecting until its one-minute deadline.)
             let faults = try await FaultServer.start()
-            let broken = Client(baseURL: try #require(URL(string: faults.baseURL)), transport: OpenAPIAsyncHTTPClient.AsyncHTTPClientTransport())
+            let broken = Client(
+                baseURL: try #require(URL(string: faults.baseURL)),
+                transport: OpenAPIAsyncHTTPClient.AsyncHTTPClientTransport()
+            )
             let failure = await expectParleyError(.transport) { try await broken.send(GetData(path: "/reset")) }
             #expect(failure?.request?.description.hasPrefix("GET http://127.0.0.1:") == true)
             await faults.stop()

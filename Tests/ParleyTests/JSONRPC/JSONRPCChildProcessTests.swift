@@ -11,7 +11,10 @@ func launchShell(_ script: String, framing: JSONRPCFraming = .newlineDelimited) 
 
 @Suite("JSON-RPC with a child process (launch, exit, shutdown)")
 struct JSONRPCChildProcessTests {
-    @Test("a child that exits while calls wait fails each of them at once, with its exit status", arguments: [JSONRPCFraming.contentLength, .newlineDelimited])
+    @Test(
+        "a child that exits while calls wait fails each of them at once, with its exit status",
+        arguments: [JSONRPCFraming.contentLength, .newlineDelimited]
+    )
     func exitFailsPendingCalls(_ framing: JSONRPCFraming) async throws {
         // Reads its first line (a header, or a whole message), then exits 3 without answering.
         let child = try launchShell("read line; exit 3", framing: framing)
@@ -55,7 +58,10 @@ struct JSONRPCChildProcessTests {
             try JSONRPCStreamChannel.launch(executable: missing, framing: .contentLength)
         }
         #expect(error?.kind == .transport)
-        #expect(error?.message.contains("/nonexistent/parley-no-such-child: there is no such file") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.contains("/nonexistent/parley-no-such-child: there is no such file") == true,
+            "\(String(describing: error))"
+        )
         #expect(error?.message.contains("Nothing was sent") == true)
 
         let notExecutable = #expect(throws: ParleyError.self) {
@@ -103,7 +109,9 @@ struct JSONRPCChildProcessTests {
         try pipe.fileHandleForReading.close()
         let never = Pipe()
         let channel = JSONRPCStreamChannel(
-            input: never.fileHandleForReading, output: pipe.fileHandleForWriting, framing: .contentLength
+            input: never.fileHandleForReading,
+            output: pipe.fileHandleForWriting,
+            framing: .contentLength
         )
         defer {
             channel.close()

@@ -29,7 +29,9 @@ struct JSONRPCHTTPTests {
                 let field: String
             }
             let failed = await expectParleyError(.jsonRPCError) {
-                try await rpc.call(Fail(params: .init(code: -32010, message: "Quota exceeded", data: .object(["field": .string("amount")]))))
+                try await rpc.call(
+                    Fail(params: .init(code: -32010, message: "Quota exceeded", data: .object(["field": .string("amount")])))
+                )
             }
             let error = try #require(failed?.jsonRPCError)
             #expect(error.code == -32010)
@@ -45,7 +47,10 @@ struct JSONRPCHTTPTests {
         try await withDemoClient(transport) { client, _ in
             let rpc = JSONRPCClient(http: client, path: "/rpc", ids: UUIDIDs())
             let (sum, difference, data, unknown) = try await rpc.batch(
-                Sum(params: [1, 2, 4]), Subtract(params: [42, 23]), GetDataRPC(), Unknown()
+                Sum(params: [1, 2, 4]),
+                Subtract(params: [42, 23]),
+                GetDataRPC(),
+                Unknown()
             )
             #expect(try sum.get() == 7)
             #expect(try difference.get() == 19)
@@ -58,8 +63,17 @@ struct JSONRPCHTTPTests {
             #expect(failure?.jsonRPCError?.code == -32601)
 
             let large = try await rpc.batch(
-                Sum(params: [1]), Sum(params: [2]), Sum(params: [3]), Sum(params: [4]), Sum(params: [5]),
-                Sum(params: [6]), Sum(params: [7]), Sum(params: [8]), Sum(params: [9]), Sum(params: [10]), Sum(params: [11])
+                Sum(params: [1]),
+                Sum(params: [2]),
+                Sum(params: [3]),
+                Sum(params: [4]),
+                Sum(params: [5]),
+                Sum(params: [6]),
+                Sum(params: [7]),
+                Sum(params: [8]),
+                Sum(params: [9]),
+                Sum(params: [10]),
+                Sum(params: [11])
             )
             #expect(try large.10.get() == 11)
 
@@ -72,7 +86,7 @@ struct JSONRPCHTTPTests {
             var notifications = JSONRPCBatch()
             notifications.notify(NotifyHello(params: [1]))
             notifications.notify(Update(params: [2]))
-            _ = try await rpc.send(notifications)   // HTTP 204, no answer expected
+            _ = try await rpc.send(notifications)  // HTTP 204, no answer expected
 
             await expectParleyError(.invalidRequest) { try await rpc.send(JSONRPCBatch()) }
         }
@@ -86,7 +100,9 @@ struct JSONRPCHTTPTests {
             #expect(error?.jsonRPCError?.code == -32000)
             #expect(error?.status?.code == 503)
 
-            let plainClient = JSONRPCClient(channel: HTTPChannel(client: client, path: Path(percentEncoded: "/rpc/http-error/500?plain=1")))
+            let plainClient = JSONRPCClient(
+                channel: HTTPChannel(client: client, path: Path(percentEncoded: "/rpc/http-error/500?plain=1"))
+            )
             let status = await expectParleyError(.unacceptableStatus) { try await plainClient.call(Sum(params: [1])) }
             #expect(status?.status?.code == 500)
             #expect(status?.bodyExcerpt == "the JSON-RPC backend is down")
@@ -136,21 +152,24 @@ struct JSONRPCStrictParsingTests {
         JSONRPCClient(channel: ScriptedChannel(text))
     }
 
-    @Test("single-call answers that break the protocol each get their own error", arguments: [
-        (#"{"jsonrpc": "1.0", "result": 1, "id": 1}"#, "instead of \"2.0\""),
-        (#"{"result": 1, "id": 1}"#, "no \"jsonrpc\""),
-        (#"{"jsonrpc": "2.0", "result": 1, "error": {"code": 1, "message": "x"}, "id": 1}"#, "both"),
-        (#"{"jsonrpc": "2.0", "id": 1}"#, "neither"),
-        (#"{"jsonrpc": "2.0", "error": {"code": "x", "message": "y"}, "id": 1}"#, "malformed error object"),
-        (#"{"jsonrpc": "2.0", "error": {"message": "y"}, "id": 1}"#, "malformed error object"),
-        (#"{"jsonrpc": "2.0", "result": 1, "id": "1"}"#, "the id \"1\""),
-        (#"{"jsonrpc": "2.0", "result": 1, "id": 2}"#, "the id 2"),
-        (#"{"jsonrpc": "2.0", "result": 1}"#, "no id"),
-        (#"{"jsonrpc": "2.0", "result": 1, "id": true}"#, "neither an integer nor a string"),
-        (#"[{"jsonrpc": "2.0", "result": 1, "id": 1}]"#, "array"),
-        (#"<html>oops</html>"#, "not JSON"),
-        ("", "not JSON"),
-    ])
+    @Test(
+        "single-call answers that break the protocol each get their own error",
+        arguments: [
+            (#"{"jsonrpc": "1.0", "result": 1, "id": 1}"#, "instead of \"2.0\""),
+            (#"{"result": 1, "id": 1}"#, "no \"jsonrpc\""),
+            (#"{"jsonrpc": "2.0", "result": 1, "error": {"code": 1, "message": "x"}, "id": 1}"#, "both"),
+            (#"{"jsonrpc": "2.0", "id": 1}"#, "neither"),
+            (#"{"jsonrpc": "2.0", "error": {"code": "x", "message": "y"}, "id": 1}"#, "malformed error object"),
+            (#"{"jsonrpc": "2.0", "error": {"message": "y"}, "id": 1}"#, "malformed error object"),
+            (#"{"jsonrpc": "2.0", "result": 1, "id": "1"}"#, "the id \"1\""),
+            (#"{"jsonrpc": "2.0", "result": 1, "id": 2}"#, "the id 2"),
+            (#"{"jsonrpc": "2.0", "result": 1}"#, "no id"),
+            (#"{"jsonrpc": "2.0", "result": 1, "id": true}"#, "neither an integer nor a string"),
+            (#"[{"jsonrpc": "2.0", "result": 1, "id": 1}]"#, "array"),
+            (#"<html>oops</html>"#, "not JSON"),
+            ("", "not JSON"),
+        ]
+    )
     func protocolViolations(_ answer: String, _ expected: String) async throws {
         let error = await expectParleyError(.jsonRPCProtocol) { try await client(answering: answer).call(Sum(params: [1])) }
         #expect(error?.message.contains(expected) == true, "\(error?.message ?? "")")
@@ -181,7 +200,10 @@ struct JSONRPCStrictParsingTests {
     @Test("batch answers: missing, duplicated and unknown ids, one error object for the whole batch")
     func batchViolations() async throws {
         // id 1 answered, id 2 missing, id 3 answered twice, id 9 unknown.
-        let mixed = client(answering: #"[{"jsonrpc": "2.0", "result": 1, "id": 1},{"jsonrpc": "2.0", "result": 3, "id": 3},{"jsonrpc": "2.0", "result": 3, "id": 3},{"jsonrpc": "2.0", "result": 9, "id": 9}]"#)
+        let mixed = client(
+            answering:
+                #"[{"jsonrpc": "2.0", "result": 1, "id": 1},{"jsonrpc": "2.0", "result": 3, "id": 3},{"jsonrpc": "2.0", "result": 3, "id": 3},{"jsonrpc": "2.0", "result": 9, "id": 9}]"#
+        )
         let (one, two, three) = try await mixed.batch(Sum(params: [1]), Sum(params: [2]), Sum(params: [3]))
         #expect(try one.get() == 1, "an answered element keeps its result")
         guard case .failure(let missing) = two, case .failure(let twice) = three else {
@@ -193,7 +215,9 @@ struct JSONRPCStrictParsingTests {
 
         var batch = JSONRPCBatch()
         let slot = batch.call(Sum(params: [1]))
-        let results = try await client(answering: #"[{"jsonrpc": "2.0", "result": 1, "id": 1},{"jsonrpc": "2.0", "result": 9, "id": 9}]"#).send(batch)
+        let results = try await client(
+            answering: #"[{"jsonrpc": "2.0", "result": 1, "id": 1},{"jsonrpc": "2.0", "result": 9, "id": 9}]"#
+        ).send(batch)
         #expect(try results[slot].get() == 1)
         #expect(results.unmatched.count == 1)
         #expect(results.unmatched.first?.message.contains("9") == true)
@@ -223,7 +247,10 @@ struct JSONRPCStrictParsingTests {
         }
         #expect(Set(all).count == 8000)
         #expect(JSONRPCID.number(1) != JSONRPCID.string("1"))
-        let fixed = JSONRPCClient(channel: ScriptedChannel(#"{"jsonrpc": "2.0", "result": 5, "id": "abc"}"#), ids: CustomIDs { "abc" })
+        let fixed = JSONRPCClient(
+            channel: ScriptedChannel(#"{"jsonrpc": "2.0", "result": 5, "id": "abc"}"#),
+            ids: CustomIDs { "abc" }
+        )
         #expect(try await fixed.call(Sum(params: [5])) == 5)
         let duplicate = await expectParleyError(.invalidRequest) { try await fixed.batch(Sum(params: [1]), Sum(params: [2])) }
         #expect(duplicate?.message.contains("twice") == true)

@@ -65,6 +65,7 @@ struct Unknown: JSONRPCMethod {
 
 /// A channel that answers every message with bytes the test chooses: how the client reads exactly the
 /// specification's responses and every malformed answer. It records what was sent.
+// swift-format-ignore
 final class ScriptedChannel: JSONRPCChannel, @unchecked Sendable {  // SAFE: tests use it from one task at a time; `sent` is guarded by `lock`.
     private let answer: @Sendable (Data) -> Data?
     private let lock = NSLock()

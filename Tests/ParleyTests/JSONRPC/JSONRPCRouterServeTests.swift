@@ -16,7 +16,9 @@ struct JSONRPCRouterServeTests {
         var failure: ParleyError?
         do {
             try await DemoServer.jsonRPCRouter().serve(
-                input: toServer.fileHandleForReading, output: fromServer.fileHandleForWriting, framing: framing
+                input: toServer.fileHandleForReading,
+                output: fromServer.fileHandleForWriting,
+                framing: framing
             )
         } catch {
             failure = error
@@ -82,11 +84,15 @@ struct JSONRPCRouterServeTests {
         let toServer = Pipe()
         let fromServer = Pipe()
         try fromServer.fileHandleForReading.close()
-        try toServer.fileHandleForWriting.write(contentsOf: Data(#"{"jsonrpc":"2.0","method":"sum","params":[1],"id":1}"#.utf8 + [10]))
+        try toServer.fileHandleForWriting.write(
+            contentsOf: Data(#"{"jsonrpc":"2.0","method":"sum","params":[1],"id":1}"#.utf8 + [10])
+        )
         try toServer.fileHandleForWriting.close()
         await expectParleyError(.transport) {
             try await DemoServer.jsonRPCRouter().serve(
-                input: toServer.fileHandleForReading, output: fromServer.fileHandleForWriting, framing: .newlineDelimited
+                input: toServer.fileHandleForReading,
+                output: fromServer.fileHandleForWriting,
+                framing: .newlineDelimited
             )
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Parley
-import ParleyJSONRPC
 import ParleyDemoServer
+import ParleyJSONRPC
 import Testing
 
 /// Every example of the specification's "Examples" section, both ways.
@@ -9,24 +9,54 @@ import Testing
 struct JSONRPCSpecExamplesTests {
     /// (request, the specified response or nil for none).
     static let examples: [(String, String?)] = [
-        (#"{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}"#, #"{"jsonrpc": "2.0", "result": 19, "id": 1}"#),
-        (#"{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}"#, #"{"jsonrpc": "2.0", "result": -19, "id": 2}"#),
-        (#"{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}"#, #"{"jsonrpc": "2.0", "result": 19, "id": 3}"#),
-        (#"{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}"#, #"{"jsonrpc": "2.0", "result": 19, "id": 4}"#),
+        (
+            #"{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}"#,
+            #"{"jsonrpc": "2.0", "result": 19, "id": 1}"#
+        ),
+        (
+            #"{"jsonrpc": "2.0", "method": "subtract", "params": [23, 42], "id": 2}"#,
+            #"{"jsonrpc": "2.0", "result": -19, "id": 2}"#
+        ),
+        (
+            #"{"jsonrpc": "2.0", "method": "subtract", "params": {"subtrahend": 23, "minuend": 42}, "id": 3}"#,
+            #"{"jsonrpc": "2.0", "result": 19, "id": 3}"#
+        ),
+        (
+            #"{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 4}"#,
+            #"{"jsonrpc": "2.0", "result": 19, "id": 4}"#
+        ),
         (#"{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}"#, nil),
         (#"{"jsonrpc": "2.0", "method": "foobar"}"#, nil),
-        (#"{"jsonrpc": "2.0", "method": "foobar", "id": "1"}"#, #"{"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"}"#),
-        (#"{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]"#, #"{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}"#),
-        (#"{"jsonrpc": "2.0", "method": 1, "params": "bar"}"#, #"{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}"#),
-        (#"[{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},{"jsonrpc": "2.0", "method"]"#, #"{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}"#),
+        (
+            #"{"jsonrpc": "2.0", "method": "foobar", "id": "1"}"#,
+            #"{"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "1"}"#
+        ),
+        (
+            #"{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]"#,
+            #"{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}"#
+        ),
+        (
+            #"{"jsonrpc": "2.0", "method": 1, "params": "bar"}"#,
+            #"{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}"#
+        ),
+        (
+            #"[{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},{"jsonrpc": "2.0", "method"]"#,
+            #"{"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error"}, "id": null}"#
+        ),
         ("[]", #"{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}"#),
         ("[1]", #"[{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}]"#),
-        ("[1,2,3]", #"[{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}]"#),
+        (
+            "[1,2,3]",
+            #"[{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null}]"#
+        ),
         (
             #"[{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},{"jsonrpc": "2.0", "method": "notify_hello", "params": [7]},{"jsonrpc": "2.0", "method": "subtract", "params": [42,23], "id": "2"},{"foo": "boo"},{"jsonrpc": "2.0", "method": "foo.get", "params": {"name": "myself"}, "id": "5"},{"jsonrpc": "2.0", "method": "get_data", "id": "9"}]"#,
             #"[{"jsonrpc": "2.0", "result": 7, "id": "1"},{"jsonrpc": "2.0", "result": 19, "id": "2"},{"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}, "id": null},{"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": "5"},{"jsonrpc": "2.0", "result": ["hello", 5], "id": "9"}]"#
         ),
-        (#"[{"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},{"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}]"#, nil),
+        (
+            #"[{"jsonrpc": "2.0", "method": "notify_sum", "params": [1,2,4]},{"jsonrpc": "2.0", "method": "notify_hello", "params": [7]}]"#,
+            nil
+        ),
     ]
 
     /// The response with `data` dropped from error objects: the specification leaves `data` to the server.
@@ -83,10 +113,13 @@ struct JSONRPCSpecExamplesTests {
             guard let request = try? JSONDecoder().decode(JSONValue.self, from: message) else { return nil }
             let id = request["id"] ?? .null
             switch (request["method"], request["params"]) {
-            case (.string("subtract")?, .array([.int(42), .int(23)])?): return Data(#"{"jsonrpc": "2.0", "result": 19, "id": \#(id)}"#.utf8)
-            case (.string("subtract")?, .array([.int(23), .int(42)])?): return Data(#"{"jsonrpc": "2.0", "result": -19, "id": \#(id)}"#.utf8)
+            case (.string("subtract")?, .array([.int(42), .int(23)])?):
+                return Data(#"{"jsonrpc": "2.0", "result": 19, "id": \#(id)}"#.utf8)
+            case (.string("subtract")?, .array([.int(23), .int(42)])?):
+                return Data(#"{"jsonrpc": "2.0", "result": -19, "id": \#(id)}"#.utf8)
             case (.string("subtract")?, .object?): return Data(#"{"jsonrpc": "2.0", "result": 19, "id": \#(id)}"#.utf8)
-            default: return Data(#"{"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": \#(id)}"#.utf8)
+            default:
+                return Data(#"{"jsonrpc": "2.0", "error": {"code": -32601, "message": "Method not found"}, "id": \#(id)}"#.utf8)
             }
         }
         let rpc = JSONRPCClient(channel: channel)
@@ -100,9 +133,15 @@ struct JSONRPCSpecExamplesTests {
 
         let sent = channel.sent
         #expect(sent[0] == (try json(#"{"jsonrpc": "2.0", "method": "subtract", "params": [42, 23], "id": 1}"#)))
-        #expect(sent[2] == (try json(#"{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 3}"#)))
+        #expect(
+            sent[2]
+                == (try json(#"{"jsonrpc": "2.0", "method": "subtract", "params": {"minuend": 42, "subtrahend": 23}, "id": 3}"#))
+        )
         #expect(sent[3] == (try json(#"{"jsonrpc": "2.0", "method": "update", "params": [1,2,3,4,5]}"#)))
-        #expect(sent[4] == (try json(#"{"jsonrpc": "2.0", "method": "foobar", "id": 4}"#)), "no params member when there are none")
+        #expect(
+            sent[4] == (try json(#"{"jsonrpc": "2.0", "method": "foobar", "id": 4}"#)),
+            "no params member when there are none"
+        )
     }
 
     @Test("the client reads the specified batch response, in any order, notifications without a slot")

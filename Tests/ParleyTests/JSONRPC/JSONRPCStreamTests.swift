@@ -13,10 +13,16 @@ struct PipePair {
 
     init(framing: JSONRPCFraming, serverRouter: JSONRPCRouter, clientRouter: JSONRPCRouter? = nil) {
         client = JSONRPCStreamChannel(
-            input: toClient.fileHandleForReading, output: toServer.fileHandleForWriting, framing: framing, router: clientRouter
+            input: toClient.fileHandleForReading,
+            output: toServer.fileHandleForWriting,
+            framing: framing,
+            router: clientRouter
         )
         server = JSONRPCStreamChannel(
-            input: toServer.fileHandleForReading, output: toClient.fileHandleForWriting, framing: framing, router: serverRouter
+            input: toServer.fileHandleForReading,
+            output: toClient.fileHandleForWriting,
+            framing: framing,
+            router: serverRouter
         )
     }
 
@@ -99,7 +105,7 @@ struct JSONRPCStreamTests {
                 group.addTask { await expectParleyError(.transport) { try await rpc.call(Hang(params: [index])) } }
             }
             var waiting = started.makeAsyncIterator()
-            for _ in 0..<10 { await waiting.next() }   // every call reached the server
+            for _ in 0..<10 { await waiting.next() }  // every call reached the server
             try pair.cutServerOutput()
             var failures = 0
             for try await error in group where error != nil { failures += 1 }
@@ -113,7 +119,9 @@ struct JSONRPCStreamTests {
         let toServer = Pipe()
         let toClient = Pipe()
         let server = JSONRPCStreamChannel(
-            input: toServer.fileHandleForReading, output: toClient.fileHandleForWriting, framing: .contentLength,
+            input: toServer.fileHandleForReading,
+            output: toClient.fileHandleForWriting,
+            framing: .contentLength,
             router: DemoServer.jsonRPCRouter()
         )
         defer {

@@ -5,9 +5,9 @@ import Synchronization
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 @Suite("JSON-RPC: a peer that stops reading", .timeLimit(.minutes(1)))
@@ -22,7 +22,9 @@ struct JSONRPCStuckPeerTests {
         let fromPeers = (0..<count).map { _ in Pipe() }
         let channels = (0..<count).map { index in
             JSONRPCStreamChannel(
-                input: fromPeers[index].fileHandleForReading, output: toPeers[index].fileHandleForWriting, framing: .newlineDelimited
+                input: fromPeers[index].fileHandleForReading,
+                output: toPeers[index].fileHandleForWriting,
+                framing: .newlineDelimited
             )
         }
         let alive = DispatchSemaphore(value: 0)

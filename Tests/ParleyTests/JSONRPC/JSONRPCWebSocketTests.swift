@@ -83,14 +83,20 @@ struct JSONRPCWebSocketTests {
 
     @Test("a refused connection is a transport error")
     func refused() async throws {
-        let url = try await DemoServer.closedPortURL().absoluteString.replacingOccurrences(of: "http://", with: "ws://") + "/rpc/ws"
+        let url =
+            try await DemoServer.closedPortURL().absoluteString.replacingOccurrences(of: "http://", with: "ws://") + "/rpc/ws"
         await expectParleyError(.transport) { try await JSONRPCWebSocketChannel.connect(to: url) }
     }
 
     // MARK: Reconnect and subscriptions
 
     /// A reconnect policy fast enough for tests (no jitter, 10 ms waits).
-    static let quickReconnect = JSONRPCReconnectPolicy(maxAttempts: 3, initialDelay: .milliseconds(10), maxDelay: .milliseconds(50), jitter: false)
+    static let quickReconnect = JSONRPCReconnectPolicy(
+        maxAttempts: 3,
+        initialDelay: .milliseconds(10),
+        maxDelay: .milliseconds(50),
+        jitter: false
+    )
 
     struct Subscribe: JSONRPCMethod {
         typealias Result = String
@@ -193,7 +199,10 @@ struct JSONRPCWebSocketTests {
     func reconnectGivesUp() async throws {
         let server = try await DemoServer.start()
         let channel = try await JSONRPCWebSocketChannel.connect(to: server.webSocketURL, reconnect: Self.quickReconnect)
-        let ticks = try await channel.subscribe(Subscribe(params: ["ticks"]), notifications: .parameter("subscription", of: "subscription"))
+        let ticks = try await channel.subscribe(
+            Subscribe(params: ["ticks"]),
+            notifications: .parameter("subscription", of: "subscription")
+        )
         var iterator = ticks.makeAsyncIterator()
         _ = try await next(&iterator)
         await server.stop()
@@ -234,7 +243,10 @@ struct JSONRPCWebSocketTests {
     func subscriptionEndsWithoutPolicy() async throws {
         try await withWebSocket { channel, _ in
             let rpc = JSONRPCClient(channel: channel)
-            let ticks = try await channel.subscribe(Subscribe(params: ["t"]), notifications: .parameter("subscription", of: "subscription"))
+            let ticks = try await channel.subscribe(
+                Subscribe(params: ["t"]),
+                notifications: .parameter("subscription", of: "subscription")
+            )
             var iterator = ticks.makeAsyncIterator()
             _ = try await next(&iterator)
             await expectParleyError(.transport) { try await rpc.call(Drop()) }

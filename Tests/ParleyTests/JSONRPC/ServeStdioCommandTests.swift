@@ -13,7 +13,10 @@ enum ParleyBinary {
     .enabled(if: ParleyBinary.path != nil, "scripts/test exports PARLEY_BIN, the built parley executable")
 )
 struct ServeStdioCommandTests {
-    @Test("the demo router over the child's stdin and stdout, then a clean exit when its input ends", arguments: [JSONRPCFraming.contentLength, .newlineDelimited])
+    @Test(
+        "the demo router over the child's stdin and stdout, then a clean exit when its input ends",
+        arguments: [JSONRPCFraming.contentLength, .newlineDelimited]
+    )
     func demoRouter(_ framing: JSONRPCFraming) async throws {
         let server = try JSONRPCStreamChannel.launch(
             executable: URL(fileURLWithPath: try #require(ParleyBinary.path)),

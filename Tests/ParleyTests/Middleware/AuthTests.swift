@@ -6,7 +6,10 @@ import Testing
 /// `BearerAuthMiddleware` against the demo server's `/auth/*` routes; the provider uses the server's token endpoint.
 @Suite("Bearer auth", .timeLimit(.minutes(1)))
 struct AuthTests {
-    @Test("100 concurrent requests with a revoked token: one refresh, one replay each, all succeed", arguments: TransportKind.allCases)
+    @Test(
+        "100 concurrent requests with a revoked token: one refresh, one replay each, all succeed",
+        arguments: TransportKind.allCases
+    )
     func singleFlight(transport: TransportKind) async throws {
         let barrier = ArrivalBarrier()
         try await withBearerClient(transport, inner: [barrier]) { client, admin, tokens in
@@ -46,7 +49,10 @@ struct AuthTests {
         }
     }
 
-    @Test("a failed refresh fails every waiting request with .authentication, once per wave, no loop", arguments: TransportKind.allCases)
+    @Test(
+        "a failed refresh fails every waiting request with .authentication, once per wave, no loop",
+        arguments: TransportKind.allCases
+    )
     func failedRefresh(transport: TransportKind) async throws {
         let barrier = ArrivalBarrier()
         try await withBearerClient(transport, inner: [barrier]) { client, admin, tokens in
@@ -96,7 +102,8 @@ struct AuthTests {
         try await withDemoClient(transport) { admin, server in
             let calls = LockedState(0)
             let client = Client(
-                baseURL: try #require(URL(string: server.baseURL)), transport: transport.makeTransport(),
+                baseURL: try #require(URL(string: server.baseURL)),
+                transport: transport.makeTransport(),
                 middlewares: [
                     .bearerAuth { _ in
                         let call = calls.withLock { calls in
@@ -134,7 +141,10 @@ struct AuthTests {
         }
     }
 
-    @Test("a request waiting for a refresh can be cancelled; the refresh goes on for the others", arguments: TransportKind.allCases)
+    @Test(
+        "a request waiting for a refresh can be cancelled; the refresh goes on for the others",
+        arguments: TransportKind.allCases
+    )
     func cancelWaiter(transport: TransportKind) async throws {
         try await withBearerClient(transport) { client, _, tokens in
             let gate = Gate()
@@ -172,7 +182,10 @@ struct LeakAuthorization: ClientMiddleware {
     }
 
     func intercept(
-        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         throw Leak(description: "refused Authorization: \(request.headerFields[.authorization] ?? "none")")

@@ -14,15 +14,22 @@ struct CredentialAuthTests {
     struct BasicUser: Decodable { let user: String }
     struct KeyVia: Decodable { let via: String }
 
-    @Test("Basic credentials (UTF-8, a colon in the password) are accepted; wrong ones are not shown", arguments: TransportKind.allCases)
+    @Test(
+        "Basic credentials (UTF-8, a colon in the password) are accepted; wrong ones are not shown",
+        arguments: TransportKind.allCases
+    )
     func basic(transport: TransportKind) async throws {
-        try await withDemoClient(transport, middlewares: [.basicAuth(username: Self.user, password: Self.password)]) { client, _ in
+        try await withDemoClient(transport, middlewares: [.basicAuth(username: Self.user, password: Self.password)]) {
+            client,
+            _ in
             let answer = try await client.send(Get<BasicUser>(path: "/auth/basic"))
             #expect(answer.user == "ada")
         }
         let wrong = "not the password 1843"
         try await withDemoClient(transport, middlewares: [.basicAuth(username: Self.user, password: wrong)]) { client, _ in
-            let error = await expectParleyError(.unacceptableStatus) { try await client.send(Get<BasicUser>(path: "/auth/basic")) }
+            let error = await expectParleyError(.unacceptableStatus) {
+                try await client.send(Get<BasicUser>(path: "/auth/basic"))
+            }
             #expect(error?.status == .unauthorized)
             #expect(error?.response?.headerFields[.wwwAuthenticate] == "Basic realm=\"parley-demo\", charset=\"UTF-8\"")
             #expect(error?.description.contains(wrong) == false)
@@ -31,7 +38,9 @@ struct CredentialAuthTests {
 
     @Test("a username with ':' is rejected before sending, without showing the password")
     func badUsername() async throws {
-        try await withDemoClient(.asyncHTTPClient, middlewares: [.basicAuth(username: "a:da", password: Self.password)]) { client, _ in
+        try await withDemoClient(.asyncHTTPClient, middlewares: [.basicAuth(username: "a:da", password: Self.password)]) {
+            client,
+            _ in
             let error = await expectParleyError(.invalidRequest) { try await client.send(Get<BasicUser>(path: "/auth/basic")) }
             #expect(error?.message.contains("contains ':'") == true)
             #expect(error?.description.contains(Self.password) == false)
@@ -73,7 +82,10 @@ struct CredentialAuthTests {
         let cases: [(middleware: any ClientMiddleware, secrets: [String])] = [
             (.apiKey(Self.key, queryItem: "api_key"), [Self.key, "pk_demo%2F%2B%3D%26%3F%23%25%2042"]),
             (.apiKey(Self.key), [Self.key]),
-            (.basicAuth(username: Self.user, password: Self.password), [Self.password, Data("ada:\(Self.password)".utf8).base64EncodedString()]),
+            (
+                .basicAuth(username: Self.user, password: Self.password),
+                [Self.password, Data("ada:\(Self.password)".utf8).base64EncodedString()]
+            ),
             (.bearerAuth { _ in AccessToken(token) }, [token]),
         ]
         for (middleware, secrets) in cases {

@@ -14,7 +14,10 @@ struct TrailMiddleware: ClientMiddleware {
     let name: String
     let trail: Trail
     func intercept(
-        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         trail.add("\(name) out \(operationID)")
@@ -26,10 +29,14 @@ struct TrailMiddleware: ClientMiddleware {
 
 struct AddHeader: ClientMiddleware {
     func intercept(
-        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         var request = request
+        // swift-format-ignore: NeverForceUnwrap
         request.headerFields[HTTPField.Name("X-Added")!] = "by-middleware"
         request.path = (request.path ?? "") + "/rewritten"
         return try await next(request, body, baseURL)
@@ -38,18 +45,26 @@ struct AddHeader: ClientMiddleware {
 
 struct CannedResponse: ClientMiddleware {
     func intercept(
-        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]),
-         HTTPBody(#"{"id":7,"name":"Cached","email":"cache@example.com"}"#))
+        (
+            HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]),
+            HTTPBody(#"{"id":7,"name":"Cached","email":"cache@example.com"}"#)
+        )
     }
 }
 
 struct Refuse: ClientMiddleware {
     struct NotAllowed: Error, CustomStringConvertible { var description: String { "requests to this host are not allowed" } }
     func intercept(
-        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         throw NotAllowed()
@@ -58,7 +73,10 @@ struct Refuse: ClientMiddleware {
 
 struct RewriteResponse: ClientMiddleware {
     func intercept(
-        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         var (response, _) = try await next(request, body, baseURL)
@@ -71,7 +89,10 @@ struct RewriteResponse: ClientMiddleware {
 struct Fallback: ClientMiddleware {
     let trail: Trail
     func intercept(
-        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         do {
@@ -107,7 +128,9 @@ struct MiddlewareTests {
     @Test("can short-circuit with its own response: nothing further runs", arguments: TransportKind.allCases)
     func shortCircuitResponse(transport: TransportKind) async throws {
         let trail = Trail()
-        try await withDemoClient(transport, middlewares: [CannedResponse(), TrailMiddleware(name: "inner", trail: trail)]) { client, _ in
+        try await withDemoClient(transport, middlewares: [CannedResponse(), TrailMiddleware(name: "inner", trail: trail)]) {
+            client,
+            _ in
             let sent111 = try await client.send(GetUser(id: 1))
             #expect(sent111.name == "Cached")
         }

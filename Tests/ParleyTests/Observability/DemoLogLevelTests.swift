@@ -14,7 +14,11 @@ struct DemoLogLevelTests {
         let sent = lines.filter { $0.contains(" debug parley.demo:") && $0.contains("] → GET http://127.0.0.1:") }
         let over = lines.filter { $0.contains(" info parley.demo:") && $0.contains(" → 200 OK in ") }
         #expect(!sent.isEmpty && !over.isEmpty, "\(run.error.prefix(2000))")
-        #expect(lines.contains { $0.contains("parley.endpoint=FlakyStatus") && $0.contains(" warning parley.demo:") && $0.contains("→ 503") })
+        #expect(
+            lines.contains {
+                $0.contains("parley.endpoint=FlakyStatus") && $0.contains(" warning parley.demo:") && $0.contains("→ 503")
+            }
+        )
         #expect(lines.contains { $0.contains("parley.attempt=3") && $0.contains("parley.endpoint=FlakyStatus") })
         #expect(lines.contains { $0.contains("authorization: <redacted>") })
         #expect(!run.error.lowercased().contains("authorization: bearer"), "no bearer token in the logs")

@@ -21,7 +21,10 @@ extension LogRecorder {
 
 @Suite("Logging middleware", .timeLimit(.minutes(1)))
 struct LoggingMiddlewareTests {
-    @Test("One info line per exchange: method, redacted URL, status, duration, attempt, bytes, request id", arguments: TransportKind.allCases)
+    @Test(
+        "One info line per exchange: method, redacted URL, status, duration, attempt, bytes, request id",
+        arguments: TransportKind.allCases
+    )
     func completedExchange(transport: TransportKind) async throws {
         let log = LogRecorder()
         try await withDemoClient(transport, middlewares: [.logging(log.logger(level: .info))]) { client, server in
@@ -46,7 +49,10 @@ struct LoggingMiddlewareTests {
         }
     }
 
-    @Test("A call that fails above the chain (status, decoding) gets a line of its own at the failure level, secrets redacted", arguments: TransportKind.allCases)
+    @Test(
+        "A call that fails above the chain (status, decoding) gets a line of its own at the failure level, secrets redacted",
+        arguments: TransportKind.allCases
+    )
     func failureAfterChain(transport: TransportKind) async throws {
         let log = LogRecorder()
         try await withDemoClient(transport, middlewares: [.logging(log.logger(level: .info))]) { client, server in
@@ -60,12 +66,20 @@ struct LoggingMiddlewareTests {
             #expect(failure.level == .warning)
             #expect(failure["parley.error_kind"] == "decoding")
             #expect(failure["url.full"] == "\(server.baseURL)/echo?token=<redacted>")
-            #expect(failure.message.hasPrefix("GET \(server.baseURL)/echo?token=<redacted>: Get<Array<Int>> failed after its response: [decoding] "), "\(failure.message)")
+            #expect(
+                failure.message.hasPrefix(
+                    "GET \(server.baseURL)/echo?token=<redacted>: Get<Array<Int>> failed after its response: [decoding] "
+                ),
+                "\(failure.message)"
+            )
             for secret in secrets { #expect(!failure.everything.contains(secret)) }
         }
     }
 
-    @Test("At debug: a line when sent, and header fields with Authorization, Cookie, Set-Cookie and configured ones redacted", arguments: TransportKind.allCases)
+    @Test(
+        "At debug: a line when sent, and header fields with Authorization, Cookie, Set-Cookie and configured ones redacted",
+        arguments: TransportKind.allCases
+    )
     func debugHeaders(transport: TransportKind) async throws {
         let log = LogRecorder()
         let logging = LoggingMiddleware.logging(log.logger(level: .debug), redactedHeaders: [HTTPField.Name("X-Extra")!])
@@ -99,12 +113,18 @@ struct LoggingMiddlewareTests {
             let line = try #require(log.completions.first)
             #expect(line["http.request.body"] == "abcdefghijabcdef…")
             let response = try #require(line["http.response.body"])
-            #expect(response.hasPrefix("{\"") && response.hasSuffix("…") && response.utf8.count == 16 + "…".utf8.count, "\(response)")
+            #expect(
+                response.hasPrefix("{\"") && response.hasSuffix("…") && response.utf8.count == 16 + "…".utf8.count,
+                "\(response)"
+            )
             #expect(line["parley.bytes_sent"] == "200")
         }
     }
 
-    @Test("At trace a streamed body still streams: an endless body is read chunk by chunk, and logged when dropped", arguments: TransportKind.allCases)
+    @Test(
+        "At trace a streamed body still streams: an endless body is read chunk by chunk, and logged when dropped",
+        arguments: TransportKind.allCases
+    )
     func traceKeepsStreaming(transport: TransportKind) async throws {
         let log = LogRecorder()
         try await withDemoClient(transport, middlewares: [.logging(log.logger(level: .trace), bodyLimit: 4)]) { client, _ in
@@ -122,10 +142,14 @@ struct LoggingMiddlewareTests {
         }
     }
 
-    @Test("Connection refused: logged at the failure level with its error kind, no secret in the error", arguments: TransportKind.allCases)
+    @Test(
+        "Connection refused: logged at the failure level with its error kind, no secret in the error",
+        arguments: TransportKind.allCases
+    )
     func refused(transport: TransportKind) async throws {
         let log = LogRecorder()
-        try await withRefusingClient(transport, middlewares: [.logging(log.logger(level: .info), failureLevel: .error)]) { client in
+        try await withRefusingClient(transport, middlewares: [.logging(log.logger(level: .info), failureLevel: .error)]) {
+            client in
             await expectParleyError(.transport) { try await client.send(secretEcho) }
             let line = try #require(log.completions.first)
             #expect(line.level == .error)
@@ -148,7 +172,10 @@ struct LoggingMiddlewareTests {
         }
     }
 
-    @Test("A body cut off by the server is logged as a failure after the head, with bytes received", arguments: TransportKind.allCases)
+    @Test(
+        "A body cut off by the server is logged as a failure after the head, with bytes received",
+        arguments: TransportKind.allCases
+    )
     func bodyCutOff(transport: TransportKind) async throws {
         let log = LogRecorder()
         try await withDemoClient(transport, middlewares: [.logging(log.logger(level: .info))]) { client, _ in

@@ -28,7 +28,9 @@ extension TestMetrics {
     /// The in-flight meters' last values, by endpoint.
     var inFlight: [String: Double] {
         Dictionary(
-            meters(label: "http.client.active_requests").map { (dimensions($0.dimensions)["endpoint"] ?? "", $0.lastValue ?? -1) },
+            meters(label: "http.client.active_requests").map {
+                (dimensions($0.dimensions)["endpoint"] ?? "", $0.lastValue ?? -1)
+            },
             uniquingKeysWith: { _, last in last }
         )
     }
@@ -56,7 +58,10 @@ struct MetricsMiddlewareTests {
             #expect(metrics.total("http.client.request.body.bytes", ["endpoint": "GetUser"]) == 0)
             #expect(metrics.total("http.client.response.body.bytes", ["endpoint": "GetUser"]) > 40)
             #expect(metrics.inFlight == ["GetUser": 0, "EchoEndpoint": 0])
-            let inFlightValues = try metrics.expectMeter("http.client.active_requests", [("method", "GET"), ("endpoint", "GetUser")]).values
+            let inFlightValues = try metrics.expectMeter(
+                "http.client.active_requests",
+                [("method", "GET"), ("endpoint", "GetUser")]
+            ).values
             #expect(inFlightValues == [1, 0, 1, 0])
             // The endpoint's name, never the raw path.
             let values = (metrics.counters.flatMap(\.dimensions) + metrics.timers.flatMap(\.dimensions)).map(\.1)
@@ -77,13 +82,20 @@ struct MetricsMiddlewareTests {
             #expect(metrics.total("http.client.errors", ["method": "GET", "kind": "validation"]) == 1)
             #expect(metrics.total("http.client.errors") == 2)
             // Under the endpoint's name, as its requests are.
-            let requestEndpoints = Set(metrics.counters(label: "http.client.requests").flatMap(\.dimensions).filter { $0.0 == "endpoint" }.map(\.1))
-            let errorEndpoints = Set(metrics.counters(label: "http.client.errors").flatMap(\.dimensions).filter { $0.0 == "endpoint" }.map(\.1))
+            let requestEndpoints = Set(
+                metrics.counters(label: "http.client.requests").flatMap(\.dimensions).filter { $0.0 == "endpoint" }.map(\.1)
+            )
+            let errorEndpoints = Set(
+                metrics.counters(label: "http.client.errors").flatMap(\.dimensions).filter { $0.0 == "endpoint" }.map(\.1)
+            )
             #expect(errorEndpoints == requestEndpoints && !errorEndpoints.isEmpty, "\(errorEndpoints) \(requestEndpoints)")
         }
     }
 
-    @Test("Status classes: a 3xx (not followed: no Location), 4xx or 5xx answer is a response, not an error", arguments: TransportKind.allCases)
+    @Test(
+        "Status classes: a 3xx (not followed: no Location), 4xx or 5xx answer is a response, not an error",
+        arguments: TransportKind.allCases
+    )
     func statusClasses(transport: TransportKind) async throws {
         let metrics = TestMetrics()
         try await withDemoClient(transport, middlewares: [.metrics(factory: metrics, prefix: "demo.")]) { client, _ in
@@ -96,12 +108,18 @@ struct MetricsMiddlewareTests {
             }
             // Rejected by the endpoint above the chain: the client reports them as errors of their kind.
             #expect(metrics.total("demo.http.client.errors") == 3)
-            #expect(metrics.total("demo.http.client.errors", ["kind": "unacceptableStatus", "endpoint": "GetText", "method": "GET"]) == 3)
+            #expect(
+                metrics.total("demo.http.client.errors", ["kind": "unacceptableStatus", "endpoint": "GetText", "method": "GET"])
+                    == 3
+            )
             #expect(metrics.counters(label: "http.client.requests").isEmpty, "every name carries the prefix")
         }
     }
 
-    @Test("Connection refused: an error of kind transport, status class error, in flight back to 0", arguments: TransportKind.allCases)
+    @Test(
+        "Connection refused: an error of kind transport, status class error, in flight back to 0",
+        arguments: TransportKind.allCases
+    )
     func refused(transport: TransportKind) async throws {
         let metrics = TestMetrics()
         try await withRefusingClient(transport, middlewares: [.metrics(factory: metrics)]) { client in
@@ -121,7 +139,10 @@ struct MetricsMiddlewareTests {
         }
     }
 
-    @Test("A body cut off mid-way: an error of kind transport after a 2xx head, bytes received counted", arguments: TransportKind.allCases)
+    @Test(
+        "A body cut off mid-way: an error of kind transport after a 2xx head, bytes received counted",
+        arguments: TransportKind.allCases
+    )
     func bodyCutOff(transport: TransportKind) async throws {
         let metrics = TestMetrics()
         try await withDemoClient(transport, middlewares: [.metrics(factory: metrics)]) { client, _ in
@@ -140,20 +161,27 @@ struct MetricsMiddlewareTests {
         let metrics = TestMetrics()
         var configuration = Client.Configuration()
         configuration.decompression = ResponseDecompression(maxSize: 1 << 20)
-        try await withDemoClient(.asyncHTTPClient, middlewares: [.metrics(factory: metrics)], configuration: configuration) { client, _ in
+        try await withDemoClient(.asyncHTTPClient, middlewares: [.metrics(factory: metrics)], configuration: configuration) {
+            client,
+            _ in
             let bomb = GetData(path: "/gzip/bomb", query: ["inflated": "\(8 << 20)"])
             await expectParleyError(.bodyTooLarge) { try await client.send(bomb) }
             #expect(metrics.total("http.client.errors", ["kind": "bodyTooLarge"]) == 1)
         }
     }
 
-    @Test("The client's timeout cancels the call: counted as cancelled, nothing left in flight", arguments: TransportKind.allCases)
+    @Test(
+        "The client's timeout cancels the call: counted as cancelled, nothing left in flight",
+        arguments: TransportKind.allCases
+    )
     func timeout(transport: TransportKind) async throws {
         let metrics = TestMetrics()
         var configuration = Client.Configuration()
         configuration.timeout = .milliseconds(200)
         let done = ChainDone()
-        try await withDemoClient(transport, middlewares: [done, .metrics(factory: metrics)], configuration: configuration) { client, _ in
+        try await withDemoClient(transport, middlewares: [done, .metrics(factory: metrics)], configuration: configuration) {
+            client,
+            _ in
             await expectParleyError(.timeout) { try await client.send(GetData(path: "/hang-headers")) }
             await done.next()  // the timeout answers at once; the cancelled exchange winds down after
             #expect(metrics.total("http.client.errors", ["kind": "cancelled"]) == 1)

@@ -1,9 +1,9 @@
 import Foundation
 import HTTPTypes
-import OpenAPIRuntime
 import InMemoryTracing
 import Instrumentation
 import Logging
+import OpenAPIRuntime
 import Parley
 import ParleyDemoServer
 import Testing
@@ -80,7 +80,15 @@ struct W3CInMemoryTracer: Tracer {
         file fileID: String,
         line: UInt
     ) -> InMemorySpan {
-        base.startSpan(operationName, context: context(), ofKind: kind, at: instant(), function: function, file: fileID, line: line)
+        base.startSpan(
+            operationName,
+            context: context(),
+            ofKind: kind,
+            at: instant(),
+            function: function,
+            file: fileID,
+            line: line
+        )
     }
 
     func forceFlush() {}

@@ -31,12 +31,15 @@ enum TracingPlacement: String, CaseIterable, Sendable, CustomTestStringConvertib
 struct TracingAttemptTests {
     @Test(
         "A retried call: one CLIENT span per attempt, siblings under the caller's span, with resend counts, each injected",
-        arguments: TransportKind.allCases, TracingPlacement.allCases
+        arguments: TransportKind.allCases,
+        TracingPlacement.allCases
     )
     func retried(transport: TransportKind, placement: TracingPlacement) async throws {
         let tracer = InMemoryTracer()
         try await withDemoClient(
-            transport, middlewares: placement.middlewares(tracer), requestMiddlewares: placement.requestMiddlewares(tracer)
+            transport,
+            middlewares: placement.middlewares(tracer),
+            requestMiddlewares: placement.requestMiddlewares(tracer)
         ) { client, _ in
             let answer = try await tracer.withSpan("order") { _ in try await client.send(Flaky(failures: 2)) }
             #expect(answer.attempts == 3)
@@ -55,7 +58,10 @@ struct TracingAttemptTests {
         }
     }
 
-    @Test("Each redirect hop is a request of its own: the server at the end receives the last hop's context", arguments: TransportKind.allCases)
+    @Test(
+        "Each redirect hop is a request of its own: the server at the end receives the last hop's context",
+        arguments: TransportKind.allCases
+    )
     func redirected(transport: TransportKind) async throws {
         let tracer = W3CInMemoryTracer()
         try await withDemoClient(transport, middlewares: [.tracing(tracer: tracer)]) { client, server in
@@ -75,7 +81,9 @@ struct TracingAttemptTests {
     func refusedAttempts(placement: TracingPlacement) async throws {
         let tracer = InMemoryTracer()
         try await withRefusingClient(
-            .asyncHTTPClient, middlewares: placement.middlewares(tracer), requestMiddlewares: placement.requestMiddlewares(tracer)
+            .asyncHTTPClient,
+            middlewares: placement.middlewares(tracer),
+            requestMiddlewares: placement.requestMiddlewares(tracer)
         ) { client in
             await expectParleyError(.transport) { try await client.send(EchoEndpoint()) }
             let attempts = tracer.finishedSpans

@@ -9,14 +9,19 @@ import Tracing
 /// A W3C `traceparent` value: version 00, 32-hex trace id, 16-hex span id, 2-hex flags.
 private func isTraceParent(_ value: String) -> Bool {
     let parts = value.split(separator: "-", omittingEmptySubsequences: false)
-    let hex = { (part: Substring, count: Int) in part.count == count && part.allSatisfy(\.isHexDigit) && part.allSatisfy { !$0.isUppercase } }
+    let hex = { (part: Substring, count: Int) in
+        part.count == count && part.allSatisfy(\.isHexDigit) && part.allSatisfy { !$0.isUppercase }
+    }
     return parts.count == 4 && parts[0] == "00" && hex(parts[1], 32) && hex(parts[2], 16) && hex(parts[3], 2)
         && parts[1] != String(repeating: "0", count: 32) && parts[2] != String(repeating: "0", count: 16)
 }
 
 @Suite("Tracing middleware", .timeLimit(.minutes(1)))
 struct TracingMiddlewareTests {
-    @Test("One CLIENT span named after the method, with OpenTelemetry's HTTP attributes; the server receives its traceparent", arguments: TransportKind.allCases)
+    @Test(
+        "One CLIENT span named after the method, with OpenTelemetry's HTTP attributes; the server receives its traceparent",
+        arguments: TransportKind.allCases
+    )
     func spanAndTraceParent(transport: TransportKind) async throws {
         let tracer = W3CInMemoryTracer()
         try await withDemoClient(transport, middlewares: [.tracing(tracer: tracer)]) { client, server in
@@ -43,7 +48,10 @@ struct TracingMiddlewareTests {
         }
     }
 
-    @Test("The context goes through the tracer's own injector: InMemoryTracer's fields reach the server", arguments: TransportKind.allCases)
+    @Test(
+        "The context goes through the tracer's own injector: InMemoryTracer's fields reach the server",
+        arguments: TransportKind.allCases
+    )
     func tracerOwnInjector(transport: TransportKind) async throws {
         let tracer = InMemoryTracer()
         try await withDemoClient(transport, middlewares: [.tracing(tracer: tracer)]) { client, _ in
@@ -70,7 +78,10 @@ struct TracingMiddlewareTests {
         }
     }
 
-    @Test("A 4xx or 5xx answer sets the span's status to error with error.type the status code", arguments: TransportKind.allCases)
+    @Test(
+        "A 4xx or 5xx answer sets the span's status to error with error.type the status code",
+        arguments: TransportKind.allCases
+    )
     func errorStatuses(transport: TransportKind) async throws {
         let tracer = InMemoryTracer()
         try await withDemoClient(transport, middlewares: [.tracing(tracer: tracer)]) { client, _ in
@@ -126,7 +137,9 @@ struct TracingMiddlewareTests {
         }
         // The same with tracing listed among the request middlewares, the failing auth above it.
         let requestTracer = InMemoryTracer()
-        try await withDemoClient(.asyncHTTPClient, middlewares: [auth], requestMiddlewares: [.tracing(tracer: requestTracer)]) { client, _ in
+        try await withDemoClient(.asyncHTTPClient, middlewares: [auth], requestMiddlewares: [.tracing(tracer: requestTracer)]) {
+            client,
+            _ in
             await expectParleyError(.authentication) { try await client.send(EchoEndpoint()) }
             #expect(requestTracer.finishedSpans.map { $0.attribute("error.type") } == ["authentication"])
             #expect(requestTracer.performedContextInjections.isEmpty, "nothing was sent")
@@ -171,7 +184,9 @@ struct TracingMiddlewareTests {
             let echo = try await client.send(EchoEndpoint())
             #expect(echo.header("traceparent").isEmpty && echo.header(InMemoryTracer.traceIDKey).isEmpty)
         }
-        try await withDemoClient(.asyncHTTPClient, middlewares: [.tracing(tracer: tracer), .tracing(tracer: tracer)]) { client, _ in
+        try await withDemoClient(.asyncHTTPClient, middlewares: [.tracing(tracer: tracer), .tracing(tracer: tracer)]) {
+            client,
+            _ in
             _ = try await client.send(EchoEndpoint())
             #expect(tracer.finishedSpans.count == 1)
             #expect(tracer.performedContextInjections.count == 1)

@@ -3,7 +3,10 @@ import Parley
 import Testing
 
 /// Multipart bodies parsed by an independent implementation: httpbin (Flask/Werkzeug's form parser).
-@Suite("Independent peer: httpbin multipart", .enabled(if: HTTPBin.url != nil, "scripts/test starts httpbin and sets PARLEY_HTTPBIN_URL"))
+@Suite(
+    "Independent peer: httpbin multipart",
+    .enabled(if: HTTPBin.url != nil, "scripts/test starts httpbin and sets PARLEY_HTTPBIN_URL")
+)
 struct HTTPBinMultipartTests {
     struct Parsed: Decodable, Sendable {
         let form: [String: String]
@@ -17,7 +20,10 @@ struct HTTPBinMultipartTests {
         var path: Path { "/anything" }
     }
 
-    @Test("text fields and a streamed file come out of Werkzeug's parser as sent, with our Content-Length", arguments: TransportKind.allCases)
+    @Test(
+        "text fields and a streamed file come out of Werkzeug's parser as sent, with our Content-Length",
+        arguments: TransportKind.allCases
+    )
     func form(_ transport: TransportKind) async throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }

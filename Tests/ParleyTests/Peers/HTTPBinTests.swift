@@ -29,8 +29,17 @@ struct Anything: Endpoint {
 
 @Suite("Independent peer: httpbin", .enabled(if: HTTPBin.url != nil, "scripts/test starts httpbin and sets PARLEY_HTTPBIN_URL"))
 struct HTTPBinTests {
-    func client(_ transport: TransportKind, headers: Headers = [:], configuration: Client.Configuration = .init()) throws -> Client {
-        Client(baseURL: try #require(HTTPBin.url), transport: transport.makeTransport(), headers: headers, configuration: configuration)
+    func client(
+        _ transport: TransportKind,
+        headers: Headers = [:],
+        configuration: Client.Configuration = .init()
+    ) throws -> Client {
+        Client(
+            baseURL: try #require(HTTPBin.url),
+            transport: transport.makeTransport(),
+            headers: headers,
+            configuration: configuration
+        )
     }
 
     @Test("query items arrive decoded exactly as sent", arguments: TransportKind.allCases)
@@ -103,7 +112,9 @@ struct HTTPBinTests {
     struct SlideShow: Endpoint {
         typealias Response = JSONValue
         var path: Path { "/json" }
-        var validators: [ResponseValidator] { [.requiredJSONKeys(["slideshow.title", "slideshow.slides[].title", "slideshow.slides[].price"])] }
+        var validators: [ResponseValidator] {
+            [.requiredJSONKeys(["slideshow.title", "slideshow.slides[].title", "slideshow.slides[].price"])]
+        }
     }
 
     @Test("status, auth, timeouts, bytes and validation against the peer", arguments: TransportKind.allCases)

@@ -115,7 +115,7 @@ struct StdioPeerTests {
             for _ in 0..<5 {
                 group.addTask { await expectParleyError(.transport) { try await rpc.call(PeerHang()) } }
             }
-            for _ in 0..<5 {   // each hanging call reached the peer
+            for _ in 0..<5 {  // each hanging call reached the peer
                 #expect(await notifications.next()?.method == "hanging")
             }
             group.addTask { await expectParleyError(.transport) { try await rpc.call(PeerExitNow(params: [3])) } }

@@ -15,7 +15,9 @@ struct InFlightCounter: ClientMiddleware {
         operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        state.mutate { $0.now += 1; $0.most = max($0.most, $0.now) }
+        state.mutate {
+            $0.now += 1; $0.most = max($0.most, $0.now)
+        }
         defer { state.mutate { $0.now -= 1 } }
         return try await next(request, body, baseURL)
     }

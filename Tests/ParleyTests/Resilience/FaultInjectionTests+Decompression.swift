@@ -20,7 +20,8 @@ struct FaultDecompressionTests {
     /// hands over the bytes inflated so far as a complete body. Parley cannot tell, since curl consumed the stream.
     @Test(
         "a gzip stream cut short (matching Content-Length) fails with .transport",
-        arguments: TransportKind.allCases)
+        arguments: TransportKind.allCases
+    )
     func truncatedGzip(_ kind: TransportKind) async throws {
         try await withFaultClient(kind) { client, _ in
             await withKnownIssue("libcurl accepts a gzip stream that ends early") {

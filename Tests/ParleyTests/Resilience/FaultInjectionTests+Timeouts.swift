@@ -53,7 +53,10 @@ struct FaultTimeoutTests {
     /// documented limitation of that transport on Linux).
     @Test("a body that never ends fails a buffering decoder with .bodyTooLarge", arguments: TransportKind.allCases)
     func neverEndsBodyTooLarge(_ kind: TransportKind) async throws {
-        let configuration = Client.Configuration(timeout: .seconds(40), maxResponseBodySize: kind == .urlSession ? 16 * 1024 : 64 * 1024)
+        let configuration = Client.Configuration(
+            timeout: .seconds(40),
+            maxResponseBodySize: kind == .urlSession ? 16 * 1024 : 64 * 1024
+        )
         let query: Query = kind == .urlSession ? ["interval": "1"] : []
         try await withFaultClient(kind, configuration: configuration) { client, _ in
             await expectParleyError(.bodyTooLarge) { try await client.send(FaultCall<Data>(path: "/never-ends", query: query)) }

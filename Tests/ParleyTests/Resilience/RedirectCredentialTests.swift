@@ -20,7 +20,9 @@ struct RedirectCredentialTests {
     ) async throws {
         let other = try await DemoServer.start()
         do {
-            try await withDemoClient(transport, headers: headers, middlewares: middlewares, configuration: configuration) { client, _ in
+            try await withDemoClient(transport, headers: headers, middlewares: middlewares, configuration: configuration) {
+                client,
+                _ in
                 try await body(client, other)
             }
             await other.stop()
@@ -72,7 +74,10 @@ struct RedirectCredentialTests {
     }
 
     /// The policy lists no credential field at all: the Authorization the auth middleware added is removed anyway.
-    @Test("Basic and Bearer credentials are not sent to another origin, whatever the policy lists", arguments: TransportKind.allCases)
+    @Test(
+        "Basic and Bearer credentials are not sent to another origin, whatever the policy lists",
+        arguments: TransportKind.allCases
+    )
     func basicAndBearer(_ transport: TransportKind) async throws {
         var configuration = Client.Configuration()
         configuration.redirects.credentialHeaderFields = []

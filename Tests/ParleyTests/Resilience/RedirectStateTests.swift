@@ -6,6 +6,7 @@ import Testing
 /// The redirect rules as a value: no server, no transport, one decision per redirect response.
 @Suite("Redirect decisions, without a transport")
 struct RedirectStateTests {
+    // swift-format-ignore: NeverForceUnwrap
     private let base = URL(string: "https://api.example.test")!  // SAFE: a literal URL
     private let post = HTTPRequest(method: .post, scheme: "https", authority: "api.example.test", path: "/v1/items?api_key=k&x=1")
 
@@ -51,12 +52,16 @@ struct RedirectStateTests {
     @Test("to another origin: credential fields and query items stay behind; the policy's and the middlewares'")
     func crossOrigin() throws {
         var request = HTTPRequest(method: .get, scheme: "https", authority: "api.example.test", path: "/v1/items?api_key=k&x=1")
-        request.headerFields = [.authorization: "Bearer t", .cookie: "a=b", HTTPField.Name("X-Custom-Token")!: "s", .accept: "*/*"]  // SAFE: a valid literal name
+        request.headerFields = [
+            .authorization: "Bearer t", .cookie: "a=b", HTTPField.Name("X-Custom-Token")!: "s", .accept: "*/*",
+        ]  // SAFE: a valid literal name
         var added = OriginBoundCredentials()
         added.headerFields = [HTTPField.Name("X-Custom-Token")!]  // SAFE: a valid literal name
         added.queryItems = ["api_key"]
         var state = RedirectState(first: request, policy: RedirectPolicy(), baseURL: base, added: added)
-        let other = try #require(followed(state.decide(redirect(302, to: "https://cdn.example.test/items?api_key=k&x=1"), to: request, body: nil)))
+        let other = try #require(
+            followed(state.decide(redirect(302, to: "https://cdn.example.test/items?api_key=k&x=1"), to: request, body: nil))
+        )
         #expect(other.request.authority == "cdn.example.test")
         #expect(other.request.headerFields[.authorization] == nil)
         #expect(other.request.headerFields[.cookie] == nil)
@@ -74,8 +79,16 @@ struct RedirectStateTests {
     func schemes() throws {
         let request = HTTPRequest(method: .get, scheme: "https", authority: "api.example.test", path: "/a")
         var state = RedirectState(first: request, policy: RedirectPolicy(), baseURL: base)
-        #expect(refusal(state.decide(redirect(301, to: "http://api.example.test/a"), to: request, body: nil))?.message.contains("allowsDowngrade") == true)
-        #expect(refusal(state.decide(redirect(301, to: "ftp://api.example.test/a"), to: request, body: nil))?.message.contains("not an http or https URL") == true)
+        #expect(
+            refusal(state.decide(redirect(301, to: "http://api.example.test/a"), to: request, body: nil))?.message.contains(
+                "allowsDowngrade"
+            ) == true
+        )
+        #expect(
+            refusal(state.decide(redirect(301, to: "ftp://api.example.test/a"), to: request, body: nil))?.message.contains(
+                "not an http or https URL"
+            ) == true
+        )
         var policy = RedirectPolicy()
         policy.allowsDowngrade = true
         var lenient = RedirectState(first: request, policy: policy, baseURL: base)
@@ -88,7 +101,9 @@ struct RedirectStateTests {
         let request = HTTPRequest(method: .get, scheme: "https", authority: "api.example.test", path: "/a")
         var state = RedirectState(first: request, policy: RedirectPolicy(), baseURL: base)
         let toB = try #require(followed(state.decide(redirect(302, to: "/b"), to: request, body: nil)))
-        #expect(refusal(state.decide(redirect(302, to: "/a"), to: toB.request, body: nil))?.message.contains("redirect loop") == true)
+        #expect(
+            refusal(state.decide(redirect(302, to: "/a"), to: toB.request, body: nil))?.message.contains("redirect loop") == true
+        )
         var policy = RedirectPolicy()
         policy.maxRedirects = 1
         var short = RedirectState(first: request, policy: policy, baseURL: base)
@@ -103,8 +118,14 @@ struct RedirectStateTests {
         var state = RedirectState(first: request, policy: RedirectPolicy(), baseURL: base)
         let bare = HTTPResponse(status: .init(code: 302))
         #expect(!RedirectState.isRedirect(bare))
-        if case .answer = state.decide(bare, to: request, body: nil) {} else { Issue.record("a 302 without Location was not the answer") }
-        if case .answer = state.decide(redirect(304, to: "/b"), to: request, body: nil) {} else { Issue.record("a 304 was followed") }
+        if case .answer = state.decide(bare, to: request, body: nil) {
+        } else {
+            Issue.record("a 302 without Location was not the answer")
+        }
+        if case .answer = state.decide(redirect(304, to: "/b"), to: request, body: nil) {
+        } else {
+            Issue.record("a 304 was followed")
+        }
         #expect(state.hops == 0)
     }
 }

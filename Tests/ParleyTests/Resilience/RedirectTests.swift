@@ -61,7 +61,12 @@ struct RedirectTests {
     @Test("303 turns a POST into a GET without its body", arguments: TransportKind.allCases)
     func seeOther(transport: TransportKind) async throws {
         try await withDemoClient(transport) { client, _ in
-            let post = EchoEndpoint(method: .post, path: "/redirect", query: ["to": "/echo/after", "status": "303"], body: .json(["a": 1]))
+            let post = EchoEndpoint(
+                method: .post,
+                path: "/redirect",
+                query: ["to": "/echo/after", "status": "303"],
+                body: .json(["a": 1])
+            )
             let echo = try await client.send(post)
             #expect(echo.method == "GET")
             #expect(echo.path == "/echo/after")
@@ -86,7 +91,12 @@ struct RedirectTests {
     @Test("307 and 308 keep the method and the body", arguments: TransportKind.allCases, [307, 308])
     func temporary(transport: TransportKind, status: Int) async throws {
         try await withDemoClient(transport) { client, _ in
-            let post = EchoEndpoint(method: .post, path: "/redirect", query: ["to": "/echo/moved", "status": "\(status)"], body: .json(["a": 1]))
+            let post = EchoEndpoint(
+                method: .post,
+                path: "/redirect",
+                query: ["to": "/echo/moved", "status": "\(status)"],
+                body: .json(["a": 1])
+            )
             let echo = try await client.send(post)
             #expect(echo.method == "POST")
             #expect(echo.path == "/echo/moved")
@@ -99,17 +109,27 @@ struct RedirectTests {
     func temporaryWithStream(transport: TransportKind) async throws {
         try await withDemoClient(transport) { client, _ in
             let once = HTTPBody([UInt8]("once".utf8), length: .known(4), iterationBehavior: .single)
-            let post = EchoEndpoint(method: .post, path: "/redirect", query: ["to": "/echo", "status": "307"], body: .stream(once))
+            let post = EchoEndpoint(
+                method: .post,
+                path: "/redirect",
+                query: ["to": "/echo", "status": "307"],
+                body: .stream(once)
+            )
             let error = await expectParleyError(.redirect) { try await client.send(post) }
             #expect(error?.message.contains("read only once") == true)
         }
     }
 
-    @Test("Credentials stay within the origin: removed on a hop to another port, kept on the same", arguments: TransportKind.allCases)
+    @Test(
+        "Credentials stay within the origin: removed on a hop to another port, kept on the same",
+        arguments: TransportKind.allCases
+    )
     func crossOrigin(transport: TransportKind) async throws {
         let other = try await DemoServer.start()
         defer { Task { await other.stop() } }
-        let secrets: Headers = ["Authorization": "Bearer s3cret", "Cookie": "session=1", "Proxy-Authorization": "Basic eA==", "X-Kept": "yes"]
+        let secrets: Headers = [
+            "Authorization": "Bearer s3cret", "Cookie": "session=1", "Proxy-Authorization": "Basic eA==", "X-Kept": "yes",
+        ]
         try await withDemoClient(transport, headers: secrets) { client, _ in
             let away = EchoEndpoint(path: "/redirect", query: ["to": other.baseURL + "/echo"])
             let there = try await client.send(away)
@@ -121,7 +141,10 @@ struct RedirectTests {
             #expect(home.header("authorization") == ["Bearer s3cret"])
             #expect(home.header("cookie") == ["session=1"])
             // Away and back again: once removed, credentials stay removed.
-            let back = EchoEndpoint(path: "/redirect", query: ["to": other.baseURL + "/redirect?to=" + client.baseURL.absoluteString + "/echo"])
+            let back = EchoEndpoint(
+                path: "/redirect",
+                query: ["to": other.baseURL + "/redirect?to=" + client.baseURL.absoluteString + "/echo"]
+            )
             let returned = try await client.send(back)
             #expect(returned.header("authorization").isEmpty)
         }
@@ -150,7 +173,12 @@ struct RedirectDowngradeTests {
     /// A transport that answers the https origin with a redirect to plain http, and counts what it was asked.
     struct DowngradingTransport: ClientTransport {
         let asked = LockedBox<[String]>([])
-        func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+        func send(
+            _ request: HTTPRequest,
+            body: HTTPBody?,
+            baseURL: URL,
+            operationID: String
+        ) async throws -> (HTTPResponse, HTTPBody?) {
             let url = request.scheme.map { "\($0)://\(request.authority ?? "")\(request.path ?? "")" } ?? ""
             asked.mutate { $0.append(url) }
             if request.scheme == "https" {

@@ -323,7 +323,10 @@ struct RetryTests {
         try await withDemoClient(transport, middlewares: [.retry(fast)], configuration: configuration) { client, _ in
             let flaky = Flaky(failures: 1, retryAfter: "30")
             let error = await expectParleyError(.timeout) { try await client.send(flaky) }
-            #expect(error?.message.contains("2.0 seconds") == true || error?.message.contains("2 s") == true, "\(String(describing: error))")
+            #expect(
+                error?.message.contains("2.0 seconds") == true || error?.message.contains("2 s") == true,
+                "\(String(describing: error))"
+            )
             let untimed = Client(baseURL: client.baseURL, transport: client.transport)
             let count = try await untimed.send(FlakyCount(key: flaky.key))
             #expect(count.attempts <= 1)

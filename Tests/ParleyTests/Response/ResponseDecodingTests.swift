@@ -14,7 +14,11 @@ struct ResponseDecodingTests {
 
             let snake = JSONDecoder()
             snake.keyDecodingStrategy = .convertFromSnakeCase
-            let configured = Client(baseURL: client.baseURL, transport: client.transport, configuration: .init(jsonDecoder: snake))
+            let configured = Client(
+                baseURL: client.baseURL,
+                transport: client.transport,
+                configuration: .init(jsonDecoder: snake)
+            )
             struct Echoed: Decodable, Sendable { let bodyLength: Int }
             let echoed = try await configured.send(Get<Echoed>(path: "/echo"))
             #expect(echoed.bodyLength == 0)
@@ -39,9 +43,15 @@ struct ResponseDecodingTests {
             #expect(data[300] == UInt8(300 % 251))
 
             // Void discards the body without buffering it: a body 5× the buffering limit is fine.
-            let limited = Client(baseURL: client.baseURL, transport: client.transport, configuration: .init(maxResponseBodySize: 1_000_000))
+            let limited = Client(
+                baseURL: client.baseURL,
+                transport: client.transport,
+                configuration: .init(maxResponseBodySize: 1_000_000)
+            )
             try await limited.send(GetVoid(path: "/bytes", query: ["n": "5000000", "chunked": "true"]))
-            await expectParleyError(.bodyTooLarge) { try await limited.send(GetData(path: "/bytes", query: ["n": "5000000", "chunked": "true"])) }
+            await expectParleyError(.bodyTooLarge) {
+                try await limited.send(GetData(path: "/bytes", query: ["n": "5000000", "chunked": "true"]))
+            }
             let (_, head) = try await client.response(for: DeleteUser(id: 2))
             #expect(head.status.code == 204)
             let (users, listHead) = try await client.response(for: ListUsers())
@@ -110,7 +120,9 @@ struct ResponseDecodingTests {
     @Test("a decoding error names the coding path, the expected type and shows the body", arguments: TransportKind.allCases)
     func decodingPath(transport: TransportKind) async throws {
         try await withDemoClient(transport) { client, _ in
-            let error = await expectParleyError(.decoding) { try await client.send(Get<Items>(path: "/large-json", query: ["items": "5"])) }
+            let error = await expectParleyError(.decoding) {
+                try await client.send(Get<Items>(path: "/large-json", query: ["items": "5"]))
+            }
             #expect(error?.codingPath == "items[0].name")
             #expect(error?.description.contains("items[0].name") == true)
             #expect(error?.description.contains("Int") == true)

@@ -9,7 +9,10 @@ import Testing
 struct DownloadLimitsTests {
     /// `/never-ends?interval=5`: 64 bytes every 5 ms, forever (slow enough that a download which ignored the timeout
     /// would not fill the disk before the suite's time limit).
-    @Test("a download of a body that never ends fails with .timeout at the call's timeout, leaving no file", arguments: TransportKind.allCases)
+    @Test(
+        "a download of a body that never ends fails with .timeout at the call's timeout, leaving no file",
+        arguments: TransportKind.allCases
+    )
     func timeout(_ kind: TransportKind) async throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }
@@ -34,7 +37,10 @@ struct DownloadLimitsTests {
     /// libcurl reads an endless body at loopback speed, FoundationNetworking's one work queue stays busy, and the
     /// cancellation (which must wait for that queue on the Swift 6.3 toolchain) took 3 to 6 s to close the
     /// connection, past the suite's 5 s bound for it (a documented limitation of that transport on Linux).
-    @Test("a download of a body that never ends fails with .bodyTooLarge at maxDownloadSize, leaving no file", arguments: TransportKind.allCases)
+    @Test(
+        "a download of a body that never ends fails with .bodyTooLarge at maxDownloadSize, leaving no file",
+        arguments: TransportKind.allCases
+    )
     func sizeLimit(_ kind: TransportKind) async throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }
@@ -45,7 +51,9 @@ struct DownloadLimitsTests {
         try await withFaultClient(kind, configuration: configuration) { client, _ in
             let error = await expectParleyError(.bodyTooLarge) {
                 try await client.download(
-                    FaultCall<Data>(path: "/never-ends", query: query), to: folder.file("endless.bin"), onProgress: log.record
+                    FaultCall<Data>(path: "/never-ends", query: query),
+                    to: folder.file("endless.bin"),
+                    onProgress: log.record
                 ).value
             }
             #expect(error?.message.contains("maxDownloadSize") == true, "\(String(describing: error))")
@@ -55,7 +63,10 @@ struct DownloadLimitsTests {
     }
 
     /// `/close-mid-body?length=600000` declares 600 000 bytes: refused before a byte is written.
-    @Test("a download that declares more than maxDownloadSize fails with .bodyTooLarge at once", arguments: TransportKind.allCases)
+    @Test(
+        "a download that declares more than maxDownloadSize fails with .bodyTooLarge at once",
+        arguments: TransportKind.allCases
+    )
     func declaredTooLarge(_ kind: TransportKind) async throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }

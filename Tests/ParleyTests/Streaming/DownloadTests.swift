@@ -6,7 +6,10 @@ import Testing
 struct DownloadTests {
     static let size = Pattern.largeTransferSize
 
-    @Test("a large download (64 MiB) is byte-identical (SHA-256), with monotonic progress and no file left behind", arguments: TransportKind.allCases)
+    @Test(
+        "a large download (64 MiB) is byte-identical (SHA-256), with monotonic progress and no file left behind",
+        arguments: TransportKind.allCases
+    )
     func largeDownload(_ transport: TransportKind) async throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }
@@ -23,7 +26,10 @@ struct DownloadTests {
         log.expectMonotonic(endingAt: Int64(Self.size))
     }
 
-    @Test("a download cut mid-body leaves no file under the final name; resume fetches the rest and the file is byte-identical", arguments: TransportKind.allCases)
+    @Test(
+        "a download cut mid-body leaves no file under the final name; resume fetches the rest and the file is byte-identical",
+        arguments: TransportKind.allCases
+    )
     func resumeAfterCut(_ transport: TransportKind) async throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }
@@ -44,7 +50,8 @@ struct DownloadTests {
             #expect(folder.names().contains(".resumed.bin.parley-partial"))
 
             let log = ProgressLog()
-            let result = try await client.download(Download(size: size), to: destination, resume: true, onProgress: log.record).value
+            let result = try await client.download(Download(size: size), to: destination, resume: true, onProgress: log.record)
+                .value
             #expect(result.response.status.code == 206)
             #expect(result.resumedFrom > 0 && result.resumedFrom <= Int64(cut))
             #expect(result.bytes == Int64(size))
@@ -55,7 +62,10 @@ struct DownloadTests {
         #expect(folder.names() == ["resumed.bin"])
     }
 
-    @Test("resume restarts from the first byte when the file changed on the server (If-Range fails)", arguments: TransportKind.allCases)
+    @Test(
+        "resume restarts from the first byte when the file changed on the server (If-Range fails)",
+        arguments: TransportKind.allCases
+    )
     func resumeAfterChange(_ transport: TransportKind) async throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }
@@ -66,7 +76,9 @@ struct DownloadTests {
                 try await client.download(Download(size: size, headers: ["X-Cut-After": "100000"]), to: destination).value
             }
             let result = try await client.download(
-                Download(size: size, headers: ["X-ETag": "\"changed\""]), to: destination, resume: true
+                Download(size: size, headers: ["X-ETag": "\"changed\""]),
+                to: destination,
+                resume: true
             ).value
             #expect(result.response.status == .ok)
             #expect(result.resumedFrom == 0)
@@ -82,16 +94,26 @@ struct DownloadTests {
         let size = 1 << 20
         try await withDemoClient(transport) { client, _ in
             _ = await expectParleyError(.transport) {
-                try await client.download(Download(size: size, options: [("ranges", "false")], headers: ["X-Cut-After": "5000"]), to: destination).value
+                try await client.download(
+                    Download(size: size, options: [("ranges", "false")], headers: ["X-Cut-After": "5000"]),
+                    to: destination
+                ).value
             }
             #expect(folder.names().isEmpty)
-            let result = try await client.download(Download(size: size, options: [("ranges", "false")]), to: destination, resume: true).value
+            let result = try await client.download(
+                Download(size: size, options: [("ranges", "false")]),
+                to: destination,
+                resume: true
+            ).value
             #expect(result.resumedFrom == 0)
         }
         #expect(try sha256(of: destination) == Pattern.sha256(size))
     }
 
-    @Test("a 404 fails with the status and leaves nothing; a missing folder fails before sending", arguments: TransportKind.allCases)
+    @Test(
+        "a 404 fails with the status and leaves nothing; a missing folder fails before sending",
+        arguments: TransportKind.allCases
+    )
     func failures(_ transport: TransportKind) async throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }
@@ -108,13 +130,17 @@ struct DownloadTests {
         }
     }
 
-    @Test("a chunked download (no Content-Length) completes with an unknown total until the end", arguments: TransportKind.allCases)
+    @Test(
+        "a chunked download (no Content-Length) completes with an unknown total until the end",
+        arguments: TransportKind.allCases
+    )
     func chunked(_ transport: TransportKind) async throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }
         let destination = folder.file("chunked.bin")
         try await withDemoClient(transport) { client, _ in
-            let result = try await client.download(Download(size: 1_000_003, options: [("chunked", "true")]), to: destination).value
+            let result = try await client.download(Download(size: 1_000_003, options: [("chunked", "true")]), to: destination)
+                .value
             #expect(result.bytes == 1_000_003)
         }
         #expect(try sha256(of: destination) == Pattern.sha256(1_000_003))

@@ -27,7 +27,10 @@ struct EventStreamTests {
         let lastEventIDs: [String]
     }
 
-    @Test("events arrive in order with type, data and id; a 204 after the last one ends the stream", arguments: TransportKind.allCases)
+    @Test(
+        "events arrive in order with type, data and id; a 204 after the last one ends the stream",
+        arguments: TransportKind.allCases
+    )
     func events(_ transport: TransportKind) async throws {
         try await withDemoClient(transport) { client, _ in
             var events: [ServerSentEvent] = []
@@ -37,14 +40,20 @@ struct EventStreamTests {
         }
     }
 
-    @Test("after a drop the stream reconnects with Last-Event-ID after the server's retry, losing and repeating nothing", arguments: TransportKind.allCases)
+    @Test(
+        "after a drop the stream reconnects with Last-Event-ID after the server's retry, losing and repeating nothing",
+        arguments: TransportKind.allCases
+    )
     func reconnect(_ transport: TransportKind) async throws {
         try await withDemoClient(transport) { client, _ in
             let key = UUID().uuidString
             // The default wait would be 3 s: finishing quickly shows that the server's `retry: 20` was honoured.
             let policy = ServerSentEventReconnectPolicy(initialDelay: .seconds(30), maxAttempts: 3)
             var ids: [String] = []
-            let stream = client.events(Ticks(query: ["count": "7", "dropAfter": "3", "retry": "20", "key": key]), reconnect: policy)
+            let stream = client.events(
+                Ticks(query: ["count": "7", "dropAfter": "3", "retry": "20", "key": key]),
+                reconnect: policy
+            )
             for try await event in stream { ids.append(event.lastEventID) }
             #expect(ids == (0..<7).map(String.init))
             let stats = try await client.send(Get<Stats>(path: "/sse/stats", query: ["key": key]))
@@ -53,7 +62,10 @@ struct EventStreamTests {
             // flushed, so the exact IDs vary.)
             let resumedFrom = stats.lastEventIDs.map { Int($0) ?? -1 }
             #expect(stats.lastEventIDs.first == "")
-            #expect(resumedFrom.count >= 3 && resumedFrom == resumedFrom.sorted() && resumedFrom.last == 6, "\(stats.lastEventIDs)")
+            #expect(
+                resumedFrom.count >= 3 && resumedFrom == resumedFrom.sorted() && resumedFrom.last == 6,
+                "\(stats.lastEventIDs)"
+            )
         }
     }
 
@@ -99,9 +111,13 @@ struct EventStreamTests {
         }
     }
 
-    @Test("parsing rules through a real connection: CR, LF and CRLF line ends, a BOM, comments, multi-line data, id and event", arguments: TransportKind.allCases)
+    @Test(
+        "parsing rules through a real connection: CR, LF and CRLF line ends, a BOM, comments, multi-line data, id and event",
+        arguments: TransportKind.allCases
+    )
     func rules(_ transport: TransportKind) async throws {
-        let text = ": comment\r\nevent: a\rdata: one\r\ndata:two\n\nid: 7\ndata\n\n:x\ndata: three\nevent\n\nretry: 5\nid\ndata:  four \n\ndata: dropped"
+        let text =
+            ": comment\r\nevent: a\rdata: one\r\ndata:two\n\nid: 7\ndata\n\n:x\ndata: three\nevent\n\nretry: 5\nid\ndata:  four \n\ndata: dropped"
         let expected = [
             ServerSentEvent(type: "a", data: "one\ntwo", lastEventID: ""),
             ServerSentEvent(type: "message", data: "", lastEventID: "7"),

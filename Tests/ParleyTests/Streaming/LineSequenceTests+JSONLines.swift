@@ -7,7 +7,6 @@ private struct Reading: Codable, Sendable, Equatable {
     var value: Double
 }
 
-
 extension LineSequenceTests {
     @Test("each line that is not blank decodes as a value, whichever way the stream is cut")
     func jsonLines() async throws {
@@ -15,16 +14,26 @@ extension LineSequenceTests {
         for (name, chunks) in everyChunking(of: Array(text.utf8)) {
             var values: [Reading] = []
             for try await value in ByteChunks(chunks).jsonLines(of: Reading.self) { values.append(value) }
-            #expect(values == [Reading(sensor: "a", value: 1), Reading(sensor: "b", value: 2.5), Reading(sensor: "ç", value: 3)], "fed \(name)")
+            #expect(
+                values == [Reading(sensor: "a", value: 1), Reading(sensor: "b", value: 2.5), Reading(sensor: "ç", value: 3)],
+                "fed \(name)"
+            )
         }
     }
 
     @Test("a line that does not decode fails naming its line number and coding path, with the line as the body")
     func jsonLineDecodingFailure() async throws {
-        var iterator = ByteChunks("{\"sensor\":\"a\",\"value\":1}\n\n", "{\"sensor\":\"b\",\"value\":\"high\"}\n").jsonLines(of: Reading.self).makeAsyncIterator()
+        var iterator = ByteChunks("{\"sensor\":\"a\",\"value\":1}\n\n", "{\"sensor\":\"b\",\"value\":\"high\"}\n").jsonLines(
+            of: Reading.self
+        ).makeAsyncIterator()
         #expect(try await iterator.next() == Reading(sensor: "a", value: 1))
         let error = await expectParleyError(.decoding) { try await iterator.next() }
-        #expect(error?.message.hasPrefix("Line 3 of the newline-delimited JSON stream could not be decoded as Reading: expected Double at value") == true, "\(String(describing: error))")
+        #expect(
+            error?.message.hasPrefix(
+                "Line 3 of the newline-delimited JSON stream could not be decoded as Reading: expected Double at value"
+            ) == true,
+            "\(String(describing: error))"
+        )
         #expect(error?.codingPath == "value")
         #expect(error?.bodyExcerpt == "{\"sensor\":\"b\",\"value\":\"high\"}")
         #expect(error?.underlying is DecodingError)
@@ -51,7 +60,9 @@ extension LineSequenceTests {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         var values: [Snake] = []
-        for try await value in ByteChunks("{\"sensor_name\":\"a\"}\n").jsonLines(of: Snake.self, decoder: decoder) { values.append(value) }
+        for try await value in ByteChunks("{\"sensor_name\":\"a\"}\n").jsonLines(of: Snake.self, decoder: decoder) {
+            values.append(value)
+        }
         #expect(values == [Snake(sensorName: "a")])
         _ = await expectParleyError(.bodyTooLarge) {
             for try await _ in ByteChunks("{\"sensor\":\"a\",\"value\":1}\n").jsonLines(of: Reading.self, maxLineLength: 10) {}
@@ -60,7 +71,12 @@ extension LineSequenceTests {
 
     @Test("JSON lines pull chunks only as the consumer needs them")
     func jsonLinesLazy() async throws {
-        let chunks = ByteChunks("{\"sensor\":\"a\",\"value\":1}\n", "\n", "{\"sensor\":\"b\",\"value\":2}\n", "{\"sensor\":\"c\",\"value\":3}\n")
+        let chunks = ByteChunks(
+            "{\"sensor\":\"a\",\"value\":1}\n",
+            "\n",
+            "{\"sensor\":\"b\",\"value\":2}\n",
+            "{\"sensor\":\"c\",\"value\":3}\n"
+        )
         var iterator = chunks.jsonLines(of: Reading.self).makeAsyncIterator()
         #expect(try await iterator.next()?.sensor == "a")
         #expect(chunks.pulls.withLock { $0 } == 1)

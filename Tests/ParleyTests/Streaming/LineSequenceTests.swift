@@ -45,7 +45,11 @@ struct ByteChunks: AsyncSequence, Sendable {
 }
 
 /// The lines of `bytes` cut every way, checking they all agree.
-private func lines(of bytes: [UInt8], maxLineLength: Int = 1 << 20, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String] {
+private func lines(
+    of bytes: [UInt8],
+    maxLineLength: Int = 1 << 20,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> [String] {
     var reference: [String]?
     for (name, chunks) in everyChunking(of: bytes) {
         var result: [String] = []
@@ -59,7 +63,11 @@ private func lines(of bytes: [UInt8], maxLineLength: Int = 1 << 20, sourceLocati
     return try #require(reference, sourceLocation: sourceLocation)
 }
 
-private func lines(of text: String, maxLineLength: Int = 1 << 20, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String] {
+private func lines(
+    of text: String,
+    maxLineLength: Int = 1 << 20,
+    sourceLocation: SourceLocation = #_sourceLocation
+) async throws -> [String] {
     try await lines(of: Array(text.utf8), maxLineLength: maxLineLength, sourceLocation: sourceLocation)
 }
 
@@ -95,7 +103,8 @@ struct LineSequenceTests {
 
     @Test("the base sequence's error comes through after the lines before it")
     func baseError() async throws {
-        var iterator = ByteChunks([Array("a\nb".utf8)[...]], failingWith: ParleyError(.transport, "reset")).lines().makeAsyncIterator()
+        var iterator = ByteChunks([Array("a\nb".utf8)[...]], failingWith: ParleyError(.transport, "reset")).lines()
+            .makeAsyncIterator()
         #expect(try await iterator.next() == "a")
         let error = await expectParleyError(.transport) { try await iterator.next() }
         #expect(error?.message == "reset")

@@ -24,12 +24,15 @@ struct MultipartTests {
         var path: Path { "/multipart" }
     }
 
-    @Test("text fields, bytes and a streamed file are parsed by the server as sent, with the computed length and escaped names", arguments: TransportKind.allCases)
+    @Test(
+        "text fields, bytes and a streamed file are parsed by the server as sent, with the computed length and escaped names",
+        arguments: TransportKind.allCases
+    )
     func form(_ transport: TransportKind) async throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }
         let file = folder.file("photo.bin")
-        let fileSize = 300_017   // the demo server's multipart parser is slow in debug builds
+        let fileSize = 300_017  // the demo server's multipart parser is slow in debug builds
         try Pattern.write(fileSize, to: file)
         var form = MultipartForm()
         form.append("title", value: "Holiday ☀️")
@@ -40,7 +43,10 @@ struct MultipartTests {
         try await withDemoClient(transport) { client, _ in
             let report = try await client.upload(PostForm(), body: .multipart(form), onProgress: log.record).value
             #expect(report.boundary == form.boundary)
-            #expect(report.parts.map(\.name) == ["title", "quote\"d", "raw", "photo"] || report.parts.map(\.name) == ["title", "quote%22d", "raw", "photo"])
+            #expect(
+                report.parts.map(\.name) == ["title", "quote\"d", "raw", "photo"]
+                    || report.parts.map(\.name) == ["title", "quote%22d", "raw", "photo"]
+            )
             #expect(report.parts[0].text == "Holiday ☀️")
             #expect(report.parts[1].text == "line one\r\nline two")
             #expect(report.parts[1].rawDisposition?.contains("name=\"quote%22d\"") == true)
@@ -60,7 +66,9 @@ struct MultipartTests {
         var form = try MultipartForm(boundary: "abc")
         form.append("field", value: "x\r\n--abc\r\ny")
         try await withDemoClient(.asyncHTTPClient) { client, _ in
-            let error = await expectParleyError(.invalidRequest) { try await client.upload(PostForm(), body: .multipart(form)).value }
+            let error = await expectParleyError(.invalidRequest) {
+                try await client.upload(PostForm(), body: .multipart(form)).value
+            }
             #expect(error?.message.contains("contains the boundary") == true)
         }
         #expect(throws: ParleyError.self) { try MultipartForm(boundary: "has\r\nnewline") }

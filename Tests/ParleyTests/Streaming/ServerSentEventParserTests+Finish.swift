@@ -4,7 +4,10 @@ import Testing
 extension ServerSentEventParserTests {
     @Test("at the end of the stream an unterminated event and line are dropped, and their id is not committed")
     func finishDropsIncompleteEvent() throws {
-        #expect(try parseEvents("data: a\n\ndata: b\n") == SSEOutcome(events: [ServerSentEvent(data: "a")], lastEventID: "", reconnectionTime: nil))
+        #expect(
+            try parseEvents("data: a\n\ndata: b\n")
+                == SSEOutcome(events: [ServerSentEvent(data: "a")], lastEventID: "", reconnectionTime: nil)
+        )
         #expect(try eventData("data: a\n\ndata: b") == ["a"])
         #expect(try parseEvents("id: 1\ndata: a\n\nid: 2\ndata: b\n").lastEventID == "1")
         #expect(try parseEvents("").events.isEmpty)
@@ -13,7 +16,11 @@ extension ServerSentEventParserTests {
     @Test("after finish the parser reads a new connection's stream: ids and retry kept, buffers and BOM handling reset")
     func finishStartsNewStream() throws {
         var parser = ServerSentEventParser()
-        #expect(try parser.parse(Array("\u{FEFF}retry: 250\nid: 1\ndata: a\n\nid: 2\nevent: x\ndata: b\ndata: partial".utf8)).map(\.data) == ["a"])
+        #expect(
+            try parser.parse(Array("\u{FEFF}retry: 250\nid: 1\ndata: a\n\nid: 2\nevent: x\ndata: b\ndata: partial".utf8)).map(
+                \.data
+            ) == ["a"]
+        )
         parser.finish()
         #expect(parser.lastEventID == "1")
         #expect(parser.reconnectionTime == .milliseconds(250))

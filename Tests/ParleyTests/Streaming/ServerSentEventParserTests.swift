@@ -6,7 +6,9 @@ struct SSEOutcome: Equatable, CustomStringConvertible {
     var events: [ServerSentEvent]
     var lastEventID: String
     var reconnectionTime: Duration?
-    var description: String { "\(events.map { "\($0.type)|\($0.data)|\($0.lastEventID)" }) id=\(lastEventID) retry=\(String(describing: reconnectionTime))" }
+    var description: String {
+        "\(events.map { "\($0.type)|\($0.data)|\($0.lastEventID)" }) id=\(lastEventID) retry=\(String(describing: reconnectionTime))"
+    }
 }
 
 /// Every way these tests cut a stream into chunks: whole, byte by byte, in two at every position, and (for
@@ -62,11 +64,15 @@ struct ServerSentEventParserTests {
 
     @Test("the standard's example with a comment, ids, and an unterminated last event")
     func commentsAndIDs() throws {
-        let outcome = try parseEvents(": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n")
-        #expect(outcome.events == [
-            ServerSentEvent(data: "first event", lastEventID: "1"),
-            ServerSentEvent(data: "second event", lastEventID: ""),
-        ])
+        let outcome = try parseEvents(
+            ": test stream\n\ndata: first event\nid: 1\n\ndata:second event\nid\n\ndata:  third event\n"
+        )
+        #expect(
+            outcome.events == [
+                ServerSentEvent(data: "first event", lastEventID: "1"),
+                ServerSentEvent(data: "second event", lastEventID: ""),
+            ]
+        )
         #expect(outcome.lastEventID == "")
     }
 
@@ -119,20 +125,32 @@ struct ServerSentEventParserTests {
 
     @Test("the event type applies to one event and is reset after it, and after a dispatch without data")
     func eventTypeReset() throws {
-        #expect(try parseEvents("event: add\ndata: 1\n\ndata: 2\n\nevent: gone\n\ndata: 3\n\n").events == [
-            ServerSentEvent(type: "add", data: "1"), ServerSentEvent(data: "2"), ServerSentEvent(data: "3"),
-        ])
+        #expect(
+            try parseEvents("event: add\ndata: 1\n\ndata: 2\n\nevent: gone\n\ndata: 3\n\n").events == [
+                ServerSentEvent(type: "add", data: "1"), ServerSentEvent(data: "2"), ServerSentEvent(data: "3"),
+            ]
+        )
     }
 
     @Test("field names are case-sensitive, and unknown fields are ignored")
     func fieldNames() throws {
-        #expect(try parseEvents("Data: x\n\nDATA: y\n\nEvent: z\nID: 3\nRetry: 5\nfoo: bar\ndata: w\n\n") == SSEOutcome(
-            events: [ServerSentEvent(data: "w")], lastEventID: "", reconnectionTime: nil))
+        #expect(
+            try parseEvents("Data: x\n\nDATA: y\n\nEvent: z\nID: 3\nRetry: 5\nfoo: bar\ndata: w\n\n")
+                == SSEOutcome(
+                    events: [ServerSentEvent(data: "w")],
+                    lastEventID: "",
+                    reconnectionTime: nil
+                )
+        )
     }
 
     @Test("the last event ID persists across events until an id field changes or resets it")
     func lastEventIDPersists() throws {
-        #expect(try parseEvents("id: 1\ndata: a\n\ndata: b\n\nid\ndata: c\n\nid: 2\ndata: d\n\n").events.map(\.lastEventID) == ["1", "1", "", "2"])
+        #expect(
+            try parseEvents("id: 1\ndata: a\n\ndata: b\n\nid\ndata: c\n\nid: 2\ndata: d\n\n").events.map(\.lastEventID) == [
+                "1", "1", "", "2",
+            ]
+        )
         #expect(try parseEvents("data: a\nid: 9\n\n").events == [ServerSentEvent(data: "a", lastEventID: "9")])
     }
 
@@ -153,16 +171,24 @@ struct ServerSentEventParserTests {
     func retry() throws {
         #expect(try parseEvents("retry: 1500\n").reconnectionTime == .milliseconds(1500))
         #expect(try parseEvents("retry: 0\n").reconnectionTime == .zero)
-        let ignored = ["retry: 1.5", "retry: abc", "retry:", "retry", "retry: -1", "retry:  20", "retry: 20 ", "retry: +3", "retry: ١٢"]
+        let ignored = [
+            "retry: 1.5", "retry: abc", "retry:", "retry", "retry: -1", "retry:  20", "retry: 20 ", "retry: +3", "retry: ١٢",
+        ]
         #expect(try parseEvents("retry: 1500\n" + ignored.joined(separator: "\n") + "\n").reconnectionTime == .milliseconds(1500))
         #expect(try parseEvents("retry: 99999999999999999999999\n").reconnectionTime == .milliseconds(Int64.max))
     }
 
     @Test("invalid UTF-8 decodes with replacement characters; characters split across chunks stay whole")
     func utf8() throws {
-        #expect(try parseEvents(Array("data: ".utf8) + [0xFF, 0xC3] + Array("ok\n\n".utf8)).events.map(\.data) == ["\u{FFFD}\u{FFFD}ok"])
-        #expect(try parseEvents("event: ünïcödé\nid: 😀\ndata: héllo 😀 世界\n\n").events == [
-            ServerSentEvent(type: "ünïcödé", data: "héllo 😀 世界", lastEventID: "😀"),
-        ])
+        #expect(
+            try parseEvents(Array("data: ".utf8) + [0xFF, 0xC3] + Array("ok\n\n".utf8)).events.map(\.data) == [
+                "\u{FFFD}\u{FFFD}ok"
+            ]
+        )
+        #expect(
+            try parseEvents("event: ünïcödé\nid: 😀\ndata: héllo 😀 世界\n\n").events == [
+                ServerSentEvent(type: "ünïcödé", data: "héllo 😀 世界", lastEventID: "😀")
+            ]
+        )
     }
 }

@@ -26,7 +26,9 @@ struct StreamTests {
     @Test("lines come out without their line ends", arguments: TransportKind.allCases)
     func lines(_ transport: TransportKind) async throws {
         try await withDemoClient(transport) { client, _ in
-            let streamed = try await client.stream(Get<Data>(path: "/ndjson", query: ["count": "3", "crlf": "true", "chunk": "5"]))
+            let streamed = try await client.stream(
+                Get<Data>(path: "/ndjson", query: ["count": "3", "crlf": "true", "chunk": "5"])
+            )
             var lines: [String] = []
             for try await line in streamed.body.lines() { lines.append(line) }
             #expect(lines == (0..<3).map { "{\"n\":\($0),\"name\":\"item-\($0)\"}" })
@@ -50,7 +52,9 @@ struct StreamTests {
     @Test("an unacceptable status fails stream() with the body excerpt, before any reading", arguments: TransportKind.allCases)
     func unacceptable(_ transport: TransportKind) async throws {
         try await withDemoClient(transport) { client, _ in
-            let error = await expectParleyError(.unacceptableStatus) { try await client.stream(Get<Data>(path: "/no-such-route")) }
+            let error = await expectParleyError(.unacceptableStatus) {
+                try await client.stream(Get<Data>(path: "/no-such-route"))
+            }
             #expect(error?.status == .notFound)
         }
     }

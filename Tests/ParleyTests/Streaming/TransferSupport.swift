@@ -9,7 +9,10 @@ struct ScratchFolder {
     let url: URL
 
     init() throws {
-        url = FileManager.default.temporaryDirectory.appending(path: "parley-tests-\(UUID().uuidString)", directoryHint: .isDirectory)
+        url = FileManager.default.temporaryDirectory.appending(
+            path: "parley-tests-\(UUID().uuidString)",
+            directoryHint: .isDirectory
+        )
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 

@@ -9,7 +9,10 @@ import Testing
 struct UploadTests {
     static let size = Pattern.largeTransferSize
 
-    @Test("a large file (64 MiB) arrives whole (SHA-256 on the server), with Content-Length and monotonic progress", arguments: TransportKind.allCases)
+    @Test(
+        "a large file (64 MiB) arrives whole (SHA-256 on the server), with Content-Length and monotonic progress",
+        arguments: TransportKind.allCases
+    )
     func largeUpload(_ transport: TransportKind) async throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }
@@ -44,12 +47,17 @@ struct UploadTests {
             #expect(error?.message.contains(missing.path) == true)
             #expect(error?.message.contains("No such file") == true)
             #expect(error?.response == nil)
-            let directory = await expectParleyError(.invalidRequest) { try await client.upload(Upload(), fromFile: folder.url).value }
+            let directory = await expectParleyError(.invalidRequest) {
+                try await client.upload(Upload(), fromFile: folder.url).value
+            }
             #expect(directory?.message.contains("not a regular file") == true)
         }
     }
 
-    @Test("a file that shrinks while it is sent fails the upload instead of sending a short body", arguments: TransportKind.allCases)
+    @Test(
+        "a file that shrinks while it is sent fails the upload instead of sending a short body",
+        arguments: TransportKind.allCases
+    )
     func fileChangesSize(_ transport: TransportKind) async throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }
@@ -71,7 +79,10 @@ struct UploadTests {
         }
     }
 
-    @Test("the file body is replayable: a middleware that sends the request twice sends the whole file twice", arguments: TransportKind.allCases)
+    @Test(
+        "the file body is replayable: a middleware that sends the request twice sends the whole file twice",
+        arguments: TransportKind.allCases
+    )
     func replay(_ transport: TransportKind) async throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }

@@ -1,13 +1,14 @@
 import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
 import ParleyURLSession
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The real transports every end-to-end test runs on.
 enum TransportKind: String, CaseIterable, Sendable, CustomTestStringConvertible {

@@ -6,9 +6,11 @@ import Testing
 @Suite("Fixture redaction", .timeLimit(.minutes(1)))
 struct FixtureRedactionTests {
     /// A JSON body with secrets at several depths, in odd spellings, and a string that only looks like a member.
-    static let json = #"{"user": "ada", "Password" : "pw-1", "nested": {"token": {"a": [1, "t-2"]}, "keep": "x"}, "#
+    static let json =
+        #"{"user": "ada", "Password" : "pw-1", "nested": {"token": {"a": [1, "t-2"]}, "keep": "x"}, "#
         + #""list": [{"secret": 42}, {"secret": null}], "pass\u0077ord": "pw-3", "note": "\"token\": not a member"}"#
-    static let redactedJSON = #"{"user": "ada", "Password" : "<redacted>", "nested": {"token": "<redacted>", "keep": "x"}, "#
+    static let redactedJSON =
+        #"{"user": "ada", "Password" : "<redacted>", "nested": {"token": "<redacted>", "keep": "x"}, "#
         + #""list": [{"secret": "<redacted>"}, {"secret": "<redacted>"}], "pass\u0077ord": "<redacted>", "#
         + #""note": "\"token\": not a member"}"#
 
@@ -29,7 +31,9 @@ struct FixtureRedactionTests {
             query: ["q": "swift", "access_token": "qs-secret", "Token": "qs-2"],
             headers: ["X-Session": "sess-secret", "X-Trace": "kept"]
         )
-        let (_, baseURL) = try await recordFixture(fixture, redaction: redaction, secrets: ["qs-secret", "qs-2", "sess-secret"]) { client, _ in
+        let (_, baseURL) = try await recordFixture(fixture, redaction: redaction, secrets: ["qs-secret", "qs-2", "sess-secret"]) {
+            client,
+            _ in
             _ = try await client.send(Post(body: .bytes(Data(Self.json.utf8), contentType: "application/json")))
             _ = try await client.send(Post(body: .form(["name": "ada", "PIN": "1234", "password": "pw 4", "note": "a&b"])))
             _ = try await client.send(echoed)
@@ -57,10 +61,12 @@ struct FixtureRedactionTests {
         let other = Self.json.replacing("pw-1", with: "other").replacing("42", with: "43")
         _ = try await client.send(Post(body: .bytes(Data(other.utf8), contentType: "application/json")))
         _ = try await client.send(Post(body: .form(["name": "ada", "PIN": "0000", "password": "other", "note": "a&b"])))
-        _ = try await client.send(EchoEndpoint(
-            query: ["q": "swift", "access_token": "new", "Token": "new"],
-            headers: ["X-Session": "new"]
-        ))
+        _ = try await client.send(
+            EchoEndpoint(
+                query: ["q": "swift", "access_token": "new", "Token": "new"],
+                headers: ["X-Session": "new"]
+            )
+        )
         try replay.verifyAllUsed()
     }
 }

@@ -39,7 +39,10 @@ struct RecordReplayTests {
         return seen
     }
 
-    @Test("recorded on the demo server, replayed with the server stopped: same status, fields in order, body bytes", arguments: TransportKind.allCases)
+    @Test(
+        "recorded on the demo server, replayed with the server stopped: same status, fields in order, body bytes",
+        arguments: TransportKind.allCases
+    )
     func recordThenReplay(_ kind: TransportKind) async throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }
@@ -139,7 +142,9 @@ struct RecordReplayTests {
             }
             #expect(response?.message.contains("larger than the 1000 bytes") == true, "\(String(describing: response))")
             let request = await expectParleyError(.bodyTooLarge) {
-                try await client.send(SignUp(user: .init(name: String(repeating: "x", count: 2000), email: "x@example.com", password: "p")))
+                try await client.send(
+                    SignUp(user: .init(name: String(repeating: "x", count: 2000), email: "x@example.com", password: "p"))
+                )
             }
             #expect(request?.message.contains("The request body of POST") == true, "\(String(describing: request))")
             let small = try await client.send(GetData(path: "/bytes", query: ["n": "500"]))

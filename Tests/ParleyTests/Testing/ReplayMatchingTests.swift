@@ -23,19 +23,27 @@ struct ReplayMatchingTests {
 
         let error = try #require(await expectParleyError(.transport) { try await client.send(GetUser(id: 9)) })
         #expect(error.request?.url.hasSuffix("/users/9") == true)
-        #expect(error.message.contains("ReplayTransport has no recorded exchange for GET /users/9 (\(fixture.path): 2 exchanges, 0 used"))
+        #expect(
+            error.message.contains(
+                "ReplayTransport has no recorded exchange for GET /users/9 (\(fixture.path): 2 exchanges, 0 used"
+            )
+        )
         #expect(error.message.contains("Closest recorded exchanges:\n  #0 GET /users/1: path /users/1, not /users/9\n"))
         #expect(error.message.contains("#1 GET /users/2?x=1&y=2: path /users/2, not /users/9; query x=1&y=2, not none"))
-        #expect(error.message.contains("RecordingTransport(wrapping: <live transport>, fixture: URL(filePath: \"\(fixture.path)\"))"))
+        #expect(
+            error.message.contains("RecordingTransport(wrapping: <live transport>, fixture: URL(filePath: \"\(fixture.path)\"))")
+        )
         let replayError = try #require(error.underlying as? ReplayError)
         #expect(replayError.request == "GET /users/9")
         #expect(replayError.candidates.map(\.index) == [0, 1])
         #expect(replayError.candidates.first?.reasons == ["path /users/1, not /users/9"])
         #expect(replayError.fixture == fixture)
 
-        let query = try #require(await expectParleyError(.transport) {
-            try await client.send(GetData(path: "/users/2", query: ["x": "1", "y": "3"]))
-        })
+        let query = try #require(
+            await expectParleyError(.transport) {
+                try await client.send(GetData(path: "/users/2", query: ["x": "1", "y": "3"]))
+            }
+        )
         #expect(query.message.contains("#1 GET /users/2?x=1&y=2: query x=1&y=2, not x=1&y=3"), "\(query)")
     }
 
@@ -50,7 +58,11 @@ struct ReplayMatchingTests {
 
         #expect(try await client.send(GetUser(id: 1)).name == "Ada Lovelace")
         let unused = try #require(await expectParleyError(.validation) { try replay.verifyAllUsed() })
-        #expect(unused.message.contains("did not use 1 of the 2 recorded exchanges of \(fixture.path):\n  #1 GET /users/2?x=1&y=2 → 200"))
+        #expect(
+            unused.message.contains(
+                "did not use 1 of the 2 recorded exchanges of \(fixture.path):\n  #1 GET /users/2?x=1&y=2 → 200"
+            )
+        )
         #expect((unused.underlying as? ReplayError)?.unused == ["#1 GET /users/2?x=1&y=2 → 200"])
         #expect(replay.unusedExchanges.map(\.request.method) == ["GET"])
 
@@ -76,16 +88,28 @@ struct ReplayMatchingTests {
 
         let strict = try ReplayTransport(fixture: fixture, matching: .strict)
         let client = replayClient(strict, baseURL: baseURL)
-        let early = try #require(await expectParleyError(.transport) {
-            try await client.send(GetData(path: "/users/2", query: ["x": "1", "y": "2"]))
-        })
+        let early = try #require(
+            await expectParleyError(.transport) {
+                try await client.send(GetData(path: "/users/2", query: ["x": "1", "y": "2"]))
+            }
+        )
         #expect(early.message.contains("matching: recorded order, query order matters, bodies compared"))
-        #expect(early.message.contains("Closest recorded exchanges:\n  #0 GET /users/1: path /users/1, not /users/2; query none, not x=1&y=2"))
-        #expect(early.message.contains("#1 GET /users/2?x=1&y=2: matches, but the order is strict (Matching.order = .recorded) and #0 comes first"))
+        #expect(
+            early.message.contains(
+                "Closest recorded exchanges:\n  #0 GET /users/1: path /users/1, not /users/2; query none, not x=1&y=2"
+            )
+        )
+        #expect(
+            early.message.contains(
+                "#1 GET /users/2?x=1&y=2: matches, but the order is strict (Matching.order = .recorded) and #0 comes first"
+            )
+        )
         _ = try await client.send(GetUser(id: 1))
-        let reordered = try #require(await expectParleyError(.transport) {
-            try await client.send(GetData(path: "/users/2", query: ["y": "2", "x": "1"]))
-        })
+        let reordered = try #require(
+            await expectParleyError(.transport) {
+                try await client.send(GetData(path: "/users/2", query: ["y": "2", "x": "1"]))
+            }
+        )
         #expect(reordered.message.contains("query x=1&y=2, not y=2&x=1 (query order matters)"), "\(reordered)")
         _ = try await client.send(GetData(path: "/users/2", query: ["x": "1", "y": "2"]))
         try strict.verifyAllUsed()
@@ -129,9 +153,13 @@ struct ReplayMatchingTests {
         try replay.verifyAllUsed()
 
         let other = try ReplayTransport(fixture: fixture, matching: .init(matchesBody: true))
-        let error = try #require(await expectParleyError(.transport) {
-            try await replayClient(other, baseURL: baseURL).send(SignUp(user: .init(name: "Bob", email: "b@example.com", password: "x")))
-        })
+        let error = try #require(
+            await expectParleyError(.transport) {
+                try await replayClient(other, baseURL: baseURL).send(
+                    SignUp(user: .init(name: "Bob", email: "b@example.com", password: "x"))
+                )
+            }
+        )
         // JSONEncoder's member order varies between runs: the line is checked part by part.
         let line = try #require(error.message.split(separator: "\n").first { $0.contains("#3 POST /users: body ") })
         #expect(line.contains(#"\"name\":\"Ada\""#) && line.contains(#"\"password\":\"<redacted>\""#), "\(line)")

@@ -18,7 +18,11 @@ struct RequestRecorderTests {
     ) async throws {
         let server = try await DemoServer.start()
         let recorder = RequestRecorder(wrapping: kind.makeTransport())
-        let client = Client(baseURL: try #require(URL(string: server.baseURL)), transport: recorder, middlewares: Self.middlewares)
+        let client = Client(
+            baseURL: try #require(URL(string: server.baseURL)),
+            transport: recorder,
+            middlewares: Self.middlewares
+        )
         do {
             try await body(client, recorder)
         } catch {
@@ -30,7 +34,10 @@ struct RequestRecorderTests {
         await server.stop()
     }
 
-    @Test("the transport's view after the middlewares: the bearer token on every attempt, each retry in order", arguments: TransportKind.allCases)
+    @Test(
+        "the transport's view after the middlewares: the bearer token on every attempt, each retry in order",
+        arguments: TransportKind.allCases
+    )
     func authAndRetries(_ kind: TransportKind) async throws {
         try await withRecorder(kind) { client, recorder in
             let key = "k-\(kind.rawValue)"
@@ -39,8 +46,11 @@ struct RequestRecorderTests {
             try recorder.expectRequests([attempt.answered(503), attempt.answered(503), attempt.answered(200)])
 
             let requests = recorder.requests
-            #expect(requests.map(\.description) == Array(repeating: "GET /flaky?key=\(key)&failures=2&status=503", count: 3)
-                .enumerated().map { "\($1) → \($0 < 2 ? 503 : 200)" })
+            #expect(
+                requests.map(\.description)
+                    == Array(repeating: "GET /flaky?key=\(key)&failures=2&status=503", count: 3)
+                    .enumerated().map { "\($1) → \($0 < 2 ? 503 : 200)" }
+            )
             #expect(requests.allSatisfy { $0.header(.authorization) == "Bearer t-1" && $0.query("key") == key })
             #expect(requests.allSatisfy { $0.operationID == "Flaky" })
             #expect(recorder.requests(matching: attempt.answered(503)).count == 2)
@@ -73,14 +83,16 @@ struct RequestRecorderTests {
             _ = try await client.send(Flaky(key: "diff"))
             _ = try await client.send(CreateUser(user: NewUser(name: "Ada", email: "ada@example.com")))
             let attempt = RequestExpectation.get("/flaky?key=diff&failures=2&status=503")
-            let error = try #require(await expectParleyError(.validation) {
-                try recorder.expectRequests([
-                    attempt.answered(503),
-                    attempt.header("Authorization", "Bearer wrong").answered(503),
-                    .post("/users", json: NewUser(name: "Bob", email: "ada@example.com")),
-                    .delete("/users/1"),
-                ])
-            })
+            let error = try #require(
+                await expectParleyError(.validation) {
+                    try recorder.expectRequests([
+                        attempt.answered(503),
+                        attempt.header("Authorization", "Bearer wrong").answered(503),
+                        .post("/users", json: NewUser(name: "Bob", email: "ada@example.com")),
+                        .delete("/users/1"),
+                    ])
+                }
+            )
             let flaky = "GET /flaky?key=diff&failures=2&status=503"
             let lines = error.message.split(separator: "\n").map(String.init)
             let expected = [
@@ -103,7 +115,11 @@ struct RequestRecorderTests {
     func inMemory() async throws {
         let transport = InMemoryTransport()
         transport.route(.get, "/users/:id") { _ in .text("{}") }
-        let client = Client(baseURL: try #require(URL(string: "https://api.test")), transport: transport, middlewares: Self.middlewares)
+        let client = Client(
+            baseURL: try #require(URL(string: "https://api.test")),
+            transport: transport,
+            middlewares: Self.middlewares
+        )
         _ = try await client.send(GetData(path: "/users/7", query: ["fields": "name email"]))
         try transport.expectRequests([.get("/users/7?fields=name%20email").header("Authorization", "Bearer t-1")])
         let error = try #require(await expectParleyError(.validation) { try transport.expectRequests([.get("/users/7")]) })

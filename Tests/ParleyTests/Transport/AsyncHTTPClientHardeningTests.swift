@@ -58,7 +58,10 @@ struct AsyncHTTPClientHardeningTests {
         "HTTP/1.1 042 Weird\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
     ]
 
-    @Test("a status code below 100 fails the call with .transport instead of ending the process", arguments: TransportKind.allCases)
+    @Test(
+        "a status code below 100 fails the call with .transport instead of ending the process",
+        arguments: TransportKind.allCases
+    )
     func statusBelow100(_ kind: TransportKind) async throws {
         try await withConnectionFaultClient(kind) { client, _ in
             for bytes in Self.subHundredStatuses {
@@ -128,7 +131,12 @@ struct AsyncHTTPClientHardeningTests {
         source.finish()
         let body = HTTPBody(chunks, length: .known(1 << 20), iterationBehavior: .single)
         let error = await expectParleyError(.invalidRequest) {
-            try await transport.send(request, body: body, baseURL: try #require(URL(string: server.baseURL)), operationID: "short")
+            try await transport.send(
+                request,
+                body: body,
+                baseURL: try #require(URL(string: server.baseURL)),
+                operationID: "short"
+            )
         }
         let message = error?.message ?? ""
         #expect(message.contains("did not have the length it declared"), "\(message)")
@@ -138,7 +146,10 @@ struct AsyncHTTPClientHardeningTests {
         await server.stop()
     }
 
-    @Test("a kept-alive connection the server closed while idle is not a failure: the request goes on a new one", arguments: TransportKind.allCases)
+    @Test(
+        "a kept-alive connection the server closed while idle is not a failure: the request goes on a new one",
+        arguments: TransportKind.allCases
+    )
     func staleConnection(_ kind: TransportKind) async throws {
         try await withConnectionFaultClient(kind) { client, server in
             let call = ConnectionFaultCall<String>(path: "/keep-alive")
@@ -157,7 +168,10 @@ struct AsyncHTTPClientHardeningTests {
         }
     }
 
-    @Test("a server that answers before reading the upload ends the upload: no more reading, sending or progress", arguments: TransportKind.allCases)
+    @Test(
+        "a server that answers before reading the upload ends the upload: no more reading, sending or progress",
+        arguments: TransportKind.allCases
+    )
     func earlyAnswer(_ kind: TransportKind) async throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }

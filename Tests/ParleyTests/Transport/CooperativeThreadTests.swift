@@ -7,13 +7,14 @@ import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A delegate queue that holds FoundationNetworking's work queue from the inside, as a hostile server can (a
 /// response with 100 000 trailer fields, a 10 GiB redirect body): FoundationNetworking calls `addOperation(_:)` on
 /// that work queue, which on Linux is one serial queue for every URLSession of the process, and this one does not
 /// return until ``release()``.
+// swift-format-ignore
 final class WorkQueueWedge: OperationQueue, @unchecked Sendable {  // SAFE: `state` is a Mutex; the rest is OperationQueue's own, which is thread-safe.
     private struct State {
         var held = false

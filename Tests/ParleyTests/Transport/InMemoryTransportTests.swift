@@ -15,7 +15,11 @@ struct InMemoryTransportTests {
             let new = try request.decodeJSON(NewUser.self)
             return try .json(User(id: 3, name: new.name, email: new.email), status: .created)
         }
-        let client = Client(baseURL: try #require(URL(string: "https://api.test")), transport: transport, headers: ["X-App": "tests"])
+        let client = Client(
+            baseURL: try #require(URL(string: "https://api.test")),
+            transport: transport,
+            headers: ["X-App": "tests"]
+        )
         let sent18 = try await client.send(GetUser(id: 5))
         #expect(sent18.id == 5)
         let sent19 = try await client.send(CreateUser(user: NewUser(name: "Grace", email: "g@example.com")))

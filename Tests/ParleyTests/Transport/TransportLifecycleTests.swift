@@ -1,13 +1,14 @@
 import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
 import ParleyURLSession
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 @Suite("Transports")
 struct TransportLifecycleTests {
@@ -61,7 +62,9 @@ struct TransportLifecycleTests {
         let transport = AsyncHTTPClientTransport(configuration: configuration)
         let server = try await DemoServer.start()
         let client = Client(baseURL: try #require(URL(string: server.baseURL)), transport: transport)
-        let error = await expectParleyError(.timeout) { try await client.send(Get<JSONValue>(path: "/slow", query: ["ms": "5000"])) }
+        let error = await expectParleyError(.timeout) {
+            try await client.send(Get<JSONValue>(path: "/slow", query: ["ms": "5000"]))
+        }
         #expect(error?.underlying is HTTPClientError)
         try await client.shutdown()
         await server.stop()

@@ -33,7 +33,8 @@ struct URLSessionHardeningTests {
 
     @Test(
         "an ambiguous Content-Length fails with .transport",
-        arguments: TransportKind.allCases, ["/content-length-twice", "/content-length-list", "/content-length-huge"]
+        arguments: TransportKind.allCases,
+        ["/content-length-twice", "/content-length-list", "/content-length-huge"]
     )
     func ambiguousLength(_ kind: TransportKind, path: String) async throws {
         try await withFaultClient(kind) { client, _ in

@@ -48,7 +48,9 @@ struct URLSessionStreamingTests {
         let chunks = Chunks(count: 16)
         try await withDemoClient(.urlSession) { client, _ in
             await expectParleyError(.transport) {
-                try await client.send(Upload(content: HTTPBody(chunks, length: .known(chunks.length + 1), iterationBehavior: .single)))
+                try await client.send(
+                    Upload(content: HTTPBody(chunks, length: .known(chunks.length + 1), iterationBehavior: .single))
+                )
             }
         }
     }

@@ -16,7 +16,9 @@ import Testing
 /// invocation.
 @Suite("URLSession wedge isolation", .serialized, .timeLimit(.minutes(2)))
 struct URLSessionWedgeTests {
-    @Test("while a 302 with a 10 GiB body holds URLSession, AsyncHTTPClient calls and plain tasks go on, and cancelling it ends it")
+    @Test(
+        "while a 302 with a 10 GiB body holds URLSession, AsyncHTTPClient calls and plain tasks go on, and cancelling it ends it"
+    )
     func redirectWithHugeBody() async throws {
         let server = try await FaultServer.start()
         let base = try #require(URL(string: server.baseURL))

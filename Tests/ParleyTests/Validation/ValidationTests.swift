@@ -4,7 +4,10 @@ import Testing
 
 @Suite("Validation")
 struct ValidationTests {
-    @Test("2xx is accepted by default; anything else is unacceptableStatus with status, headers and body", arguments: TransportKind.allCases)
+    @Test(
+        "2xx is accepted by default; anything else is unacceptableStatus with status, headers and body",
+        arguments: TransportKind.allCases
+    )
     func defaultStatus(transport: TransportKind) async throws {
         try await withDemoClient(transport) { client, _ in
             let error = await expectParleyError(.unacceptableStatus) { try await client.send(GetUser(id: 99)) }
@@ -27,7 +30,11 @@ struct ValidationTests {
         try await withDemoClient(transport, configuration: .init(acceptableStatusCodes: [200...299, 404...404])) { client, _ in
             try await client.send(GetVoid(path: "/status/404"))
             await expectParleyError(.unacceptableStatus) { try await client.send(GetVoid(path: "/status/500")) }
-            let endpoint = Get<JSONValue>(path: "/status/500", query: ["body": "{}", "contentType": "application/json"], acceptableStatusCodes: .codes(500))
+            let endpoint = Get<JSONValue>(
+                path: "/status/500",
+                query: ["body": "{}", "contentType": "application/json"],
+                acceptableStatusCodes: .codes(500)
+            )
             let sent30 = try await client.send(endpoint)
             #expect(sent30 == .object([:]))
             let strict = Get<JSONValue>(path: "/status/404", acceptableStatusCodes: .successful)
@@ -55,13 +62,20 @@ struct ValidationTests {
                 throw ValidationFailure("the body reports an error (status \(response.status.code))")
             }
         }
-        try await withDemoClient(transport, configuration: .init(acceptableStatusCodes: .any, validators: [noErrors])) { client, _ in
+        try await withDemoClient(transport, configuration: .init(acceptableStatusCodes: .any, validators: [noErrors])) {
+            client,
+            _ in
             _ = try await client.send(GetUser(id: 1))
             let error = await expectParleyError(.validation) { try await client.send(GetUser(id: 42)) }
             #expect(error?.message == "the body reports an error (status 404)")
-            let endpointCheck = Get<JSONValue>(path: "/users/1", validators: [.check("user 1 must be Grace") { _, data in
-                String(decoding: data, as: UTF8.self).contains("Grace")
-            }])
+            let endpointCheck = Get<JSONValue>(
+                path: "/users/1",
+                validators: [
+                    .check("user 1 must be Grace") { _, data in
+                        String(decoding: data, as: UTF8.self).contains("Grace")
+                    }
+                ]
+            )
             let second = await expectParleyError(.validation) { try await client.send(endpointCheck) }
             #expect(second?.message == "user 1 must be Grace")
         }
@@ -84,7 +98,9 @@ struct ValidationTests {
                 validators: [.requiredJSONKeys(["items[].id", "items[].name", "items[].price", "items[5].id"])]
             )
             let itemsError = await expectParleyError(.validation) { try await client.send(items) }
-            #expect(itemsError?.message == "missing required JSON keys: items[0].price, items[1].price, items[2].price, items[5].id")
+            #expect(
+                itemsError?.message == "missing required JSON keys: items[0].price, items[1].price, items[2].price, items[5].id"
+            )
 
             let ok = Get<JSONValue>(path: "/users/1", validators: [.requiredJSONKeys(["id", "name", "email"])])
             let sent88 = try await client.send(ok)

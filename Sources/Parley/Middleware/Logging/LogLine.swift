@@ -38,7 +38,8 @@ struct LogLine: Sendable {
         var metadata = requestMetadata(detailed: false)
         metadata["parley.error_kind"] = .string(error.kind.label)
         let scrubbed = redaction.scrub(error)
-        let message = "\(request.method.rawValue) \(redactedURL): \(endpoint) failed after its response: \(Self.summary(scrubbed))"
+        let message =
+            "\(request.method.rawValue) \(redactedURL): \(endpoint) failed after its response: \(Self.summary(scrubbed))"
         logger.log(level: middleware.failureLevel, "\(message)", error: scrubbed, metadata: metadata)
     }
 
@@ -80,10 +81,12 @@ struct LogLine: Sendable {
 
     /// The header fields as `name: value` strings, the values of redacted ones replaced.
     private func headers(_ fields: HTTPFields) -> Logger.MetadataValue {
-        .array(fields.map { field in
-            let value = middleware.redactedHeaders.contains(field.name) ? Redaction.placeholder : field.value
-            return .string(PrintableText.escaping("\(field.name.canonicalName): \(value)"))
-        })
+        .array(
+            fields.map { field in
+                let value = middleware.redactedHeaders.contains(field.name) ? Redaction.placeholder : field.value
+                return .string(PrintableText.escaping("\(field.name.canonicalName): \(value)"))
+            }
+        )
     }
 
     /// Scrubs the request's secrets (redacted query items, user info, redacted header values) out of errors.

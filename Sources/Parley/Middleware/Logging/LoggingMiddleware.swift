@@ -1,11 +1,12 @@
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
 public import HTTPTypes
 public import Logging
 public import OpenAPIRuntime
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Logs each request with swift-log: method, URL without secrets, status, duration, attempt and bytes, under a
 /// request id in the logger's metadata (`parley.request_id`).

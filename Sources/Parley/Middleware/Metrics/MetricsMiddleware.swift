@@ -1,11 +1,12 @@
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
-public import Metrics
 public import HTTPTypes
+public import Metrics
 public import OpenAPIRuntime
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Records each request in swift-metrics: counts, errors by kind, latency, requests in flight, bytes.
 ///

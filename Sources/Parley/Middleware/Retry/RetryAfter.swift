@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Reads a `Retry-After` field (RFC 9110 §10.2.3): delay-seconds or an HTTP-date.
@@ -9,7 +9,9 @@ enum RetryAfter {
     /// The wait the field asks for, measured from `now`; `nil` when the field is not a valid value. A date in
     /// the past asks for no wait.
     static func delay(_ value: String, now: Date = Date()) -> Duration? {
-        let text = String(value.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+        let text = String(
+            value.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed()
+        )
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             // A huge number of seconds is "a very long time", not an error.
             return .seconds(Int64(text.prefix(12)) ?? .max)
@@ -37,7 +39,10 @@ enum HTTPDateParser {
             let parts = words[1].split(separator: "-").map(String.init)
             guard parts.count == 3, let twoDigitYear = number(parts[2], digits: 2) else { return nil }
             // RFC 9110: a two-digit year more than 50 years in the future is in the past century.
-            (day, month, year, time) = (number(parts[0], digits: 2), monthNumber(parts[1]), 2000 + twoDigitYear > 2070 ? 1900 + twoDigitYear : 2000 + twoDigitYear, words[2])
+            (day, month, year, time) = (
+                number(parts[0], digits: 2), monthNumber(parts[1]),
+                2000 + twoDigitYear > 2070 ? 1900 + twoDigitYear : 2000 + twoDigitYear, words[2]
+            )
         case 5:  // asctime: weekday Mon D HH:MM:SS YYYY
             (day, month, year, time) = (Int(words[2]), monthNumber(words[1]), number(words[4], digits: 4), words[3])
         default:

@@ -1,10 +1,11 @@
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
 public import HTTPTypes
 public import OpenAPIRuntime
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Sends a request again when an attempt fails in a way worth retrying: a connection failure or timeout
 /// (``ParleyError/Kind/transport``, ``ParleyError/Kind/timeout``), or a retryable status (408, 429, 500, 502,
@@ -53,7 +54,8 @@ public struct RetryMiddleware: ClientMiddleware {
         operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        let context = CallContext.current
+        let context =
+            CallContext.current
             ?? CallContext(endpointName: operationID, isIdempotent: request.method.isIdempotent)
         let replayable = body.map { $0.iterationBehavior == .multiple } ?? true
         let retryable = replayable && (context.isIdempotent || policy.retriesNonIdempotentRequests)
@@ -75,12 +77,26 @@ public struct RetryMiddleware: ClientMiddleware {
                 return try Self.finish(outcome, attempts: attempt)
             }
             if case .success(let (response, responseBody)) = outcome {
-                onRetry?(RetryEvent(endpoint: context.endpointName, failedAttempt: attempt, status: response.status.code,
-                                    delay: delay, delayFromRetryAfter: fromServer))
+                onRetry?(
+                    RetryEvent(
+                        endpoint: context.endpointName,
+                        failedAttempt: attempt,
+                        status: response.status.code,
+                        delay: delay,
+                        delayFromRetryAfter: fromServer
+                    )
+                )
                 await UnusedBody.drain(responseBody)
             } else if case .failure(let error) = outcome {
-                onRetry?(RetryEvent(endpoint: context.endpointName, failedAttempt: attempt, error: error,
-                                    delay: delay, delayFromRetryAfter: false))
+                onRetry?(
+                    RetryEvent(
+                        endpoint: context.endpointName,
+                        failedAttempt: attempt,
+                        error: error,
+                        delay: delay,
+                        delayFromRetryAfter: false
+                    )
+                )
             }
             do {
                 try await Task.sleep(for: delay)
@@ -116,28 +132,30 @@ public struct RetryMiddleware: ClientMiddleware {
         _ send: @Sendable () async throws -> (HTTPResponse, HTTPBody?)
     ) async -> Result<(HTTPResponse, HTTPBody?), ParleyError> {
         do {
-            return .success(try await CallContext.$current.withValue(context) {
-                guard let timeout else { return try await send() }
-                return try await withoutActuallyEscaping(send) { send in
-                    // The group waits for both children, so `send` does not outlive this call.
-                    try await withThrowingTaskGroup(of: (HTTPResponse, HTTPBody?)?.self) { group in
-                        group.addTask { try await send() }
-                        group.addTask {
-                            try await Task.sleep(for: timeout)
-                            return nil
+            return .success(
+                try await CallContext.$current.withValue(context) {
+                    guard let timeout else { return try await send() }
+                    return try await withoutActuallyEscaping(send) { send in
+                        // The group waits for both children, so `send` does not outlive this call.
+                        try await withThrowingTaskGroup(of: (HTTPResponse, HTTPBody?)?.self) { group in
+                            group.addTask { try await send() }
+                            group.addTask {
+                                try await Task.sleep(for: timeout)
+                                return nil
+                            }
+                            defer { group.cancelAll() }
+                            guard let first = try await group.next(), let value = first else {
+                                throw ParleyError(
+                                    .timeout,
+                                    "Attempt \(context.attempt) did not receive a response head within the retry policy's "
+                                        + "attemptTimeout of \(timeout)."
+                                )
+                            }
+                            return value
                         }
-                        defer { group.cancelAll() }
-                        guard let first = try await group.next(), let value = first else {
-                            throw ParleyError(
-                                .timeout,
-                                "Attempt \(context.attempt) did not receive a response head within the retry policy's "
-                                    + "attemptTimeout of \(timeout)."
-                            )
-                        }
-                        return value
                     }
                 }
-            })
+            )
         } catch {
             return .failure(
                 ParleyError.wrapping(error, as: .middleware, "A middleware after RetryMiddleware failed: \(error)")

@@ -1,10 +1,11 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import HTTPTypes
 import Tracing
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The CLIENT span of one physical HTTP request, named and described by OpenTelemetry's HTTP semantic
 /// conventions, its trace context injected into the request's header fields by the tracer's own `inject`.

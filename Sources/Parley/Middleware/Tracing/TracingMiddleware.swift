@@ -1,11 +1,12 @@
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
 public import HTTPTypes
 public import OpenAPIRuntime
 public import Tracing
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
 
 /// Traces each HTTP request with swift-distributed-tracing: a CLIENT span per physical request, described with
 /// OpenTelemetry's HTTP semantic conventions, its trace context (W3C `traceparent` with an OpenTelemetry tracer)
@@ -86,9 +87,16 @@ public struct TracingMiddleware: ClientMiddleware, CallOutcomeObserver {
         let tracer = self.tracer ?? InstrumentationSystem.tracer
         if tracer is NoOpTracer { return }
         var unsent = request
-        RequestSpan(&unsent, baseURL: nil, tracer: tracer, redactedQueryItems: redactedQueryItems,
-                    resendCount: 0, endpoint: endpoint, injecting: false)
-            .finish(ObservedExchange(failure: error, duration: .zero, sent: BodyObserver.Totals()))
+        RequestSpan(
+            &unsent,
+            baseURL: nil,
+            tracer: tracer,
+            redactedQueryItems: redactedQueryItems,
+            resendCount: 0,
+            endpoint: endpoint,
+            injecting: false
+        )
+        .finish(ObservedExchange(failure: error, duration: .zero, sent: BodyObserver.Totals()))
     }
 }
 

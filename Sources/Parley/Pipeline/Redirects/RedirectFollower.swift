@@ -1,10 +1,11 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import HTTPTypes
 import OpenAPIRuntime
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Follows redirects by a ``RedirectPolicy`` around one hop function (the transport, below the middlewares): sends,
 /// asks the ``RedirectState`` what to do with the answer, drains the redirect's body and sends the next hop.
@@ -21,7 +22,9 @@ struct RedirectFollower: Sendable {
         while true {
             let (response, responseBody) = try await hop(request, body, baseURL)
             guard RedirectState.isRedirect(response) else { return (response, responseBody) }
-            if state == nil { state = RedirectState(first: request, policy: policy, baseURL: baseURL, added: OriginBoundCredentials.current) }
+            if state == nil {
+                state = RedirectState(first: request, policy: policy, baseURL: baseURL, added: OriginBoundCredentials.current)
+            }
             let decision = state?.decide(response, to: request, body: body.map { $0.iterationBehavior == .multiple }) ?? .answer
             switch decision {
             case .answer:

@@ -17,6 +17,7 @@ public import HTTPTypes
 /// A refused redirect fails with ``ParleyError/Kind/redirect``. A 3xx without `Location`, and any 3xx when
 /// ``maxRedirects`` is 0 (``none``), is returned as the response.
 public struct RedirectPolicy: Sendable, Hashable {
+    // swift-format-ignore: NeverForceUnwrap
     /// The header fields removed by default on a hop to another origin: `Authorization`, `Cookie`,
     /// `Proxy-Authorization`, `X-API-Key`.
     public static let defaultCredentialHeaderFields: Set<HTTPField.Name> = [

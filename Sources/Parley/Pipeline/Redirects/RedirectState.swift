@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-package import FoundationEssentials
-#else
-package import Foundation
-#endif
 package import HTTPTypes
+
+#if canImport(FoundationEssentials)
+    package import FoundationEssentials
+#else
+    package import Foundation
+#endif
 
 /// The redirect decisions of one call, as a value: given each redirect response, whether to follow it and with which
 /// request, or why not. It sends nothing and reads no body, so every rule of ``RedirectPolicy`` is tested without a
@@ -35,7 +36,12 @@ package struct RedirectState: Sendable {
     private var visited: Set<String>
 
     /// The state of a call whose first request was `first`.
-    package init(first: HTTPRequest, policy: RedirectPolicy, baseURL: URL, added: OriginBoundCredentials = OriginBoundCredentials()) {
+    package init(
+        first: HTTPRequest,
+        policy: RedirectPolicy,
+        baseURL: URL,
+        added: OriginBoundCredentials = OriginBoundCredentials()
+    ) {
         self.policy = policy
         self.baseURL = baseURL
         self.added = added
@@ -55,7 +61,12 @@ package struct RedirectState: Sendable {
         guard Self.followed.contains(code), let location = response.headerFields[.location] else { return .answer }
         let from = request.absoluteURLString(baseURL: baseURL)
         func refuse(_ reason: String) -> Decision {
-            .refuse(ParleyError(.redirect, "The server redirected (\(code)) from \(Self.display(from)) to \(Self.display(location)), \(reason)"))
+            .refuse(
+                ParleyError(
+                    .redirect,
+                    "The server redirected (\(code)) from \(Self.display(from)) to \(Self.display(location)), \(reason)"
+                )
+            )
         }
         guard hops < policy.maxRedirects else {
             return refuse(
