@@ -19,14 +19,13 @@ package final class LockedState<State> {
 
     package init(_ state: State) {
         self.state = state
+        // `pthread_mutex_init` initializes the memory (a trivial C type), as swift-nio's lock does.
         mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
         pthread_mutex_init(mutex, nil)
     }
 
     deinit {
         pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
         mutex.deallocate()
     }
 
