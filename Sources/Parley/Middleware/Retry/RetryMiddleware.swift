@@ -135,24 +135,19 @@ public struct RetryMiddleware: ClientMiddleware {
             return .success(
                 try await CallContext.$current.withValue(context) {
                     guard let timeout else { return try await send() }
+                    // ``Deadline`` awaits `send` after cancelling it, so `send` does not outlive this call.
                     return try await withoutActuallyEscaping(send) { send in
-                        // The group waits for both children, so `send` does not outlive this call.
-                        try await withThrowingTaskGroup(of: (HTTPResponse, HTTPBody?)?.self) { group in
-                            group.addTask { try await send() }
-                            group.addTask {
-                                try await Task.sleep(for: timeout)
-                                return nil
-                            }
-                            defer { group.cancelAll() }
-                            guard let first = try await group.next(), let value = first else {
-                                throw ParleyError(
+                        try await Deadline.run(
+                            within: timeout,
+                            expired: {
+                                ParleyError(
                                     .timeout,
                                     "Attempt \(context.attempt) did not receive a response head within the retry policy's "
                                         + "attemptTimeout of \(timeout)."
                                 )
-                            }
-                            return value
-                        }
+                            },
+                            send
+                        )
                     }
                 }
             )
