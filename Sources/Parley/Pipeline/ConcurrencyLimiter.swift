@@ -135,40 +135,16 @@ package final class ConcurrencyLimiter: Sendable {
             permit.release()
             return nil
         }
-        return HTTPBody(
-            PermitHoldingSequence(base: body, permit: permit),
-            length: body.length,
-            iterationBehavior: body.iterationBehavior
-        )
+        return body.watched(by: PermitHolding(permit: permit))
     }
 }
 
-/// A body that keeps its permit until it is read to the end or dropped.
-private struct PermitHoldingSequence: AsyncSequence, Sendable {
-    typealias Element = ArraySlice<UInt8>
-    typealias Failure = any Error
-    let base: HTTPBody
+/// Keeps a permit until the body is read to its end or fails (a ``BodyWatcher``); dropping the body releases it too
+/// (``ConcurrencyLimiter/Permit`` releases itself when it goes away).
+private struct PermitHolding: BodyWatcher {
     let permit: ConcurrencyLimiter.Permit
 
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var base: HTTPBody.AsyncIterator
-        let permit: ConcurrencyLimiter.Permit
+    func didFinish(_ reading: inout Void) { permit.release() }
 
-        mutating func next() async throws -> ArraySlice<UInt8>? {
-            do {
-                guard let chunk = try await base.next() else {
-                    permit.release()
-                    return nil
-                }
-                return chunk
-            } catch {
-                permit.release()
-                throw error
-            }
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), permit: permit)
-    }
+    func didFail(_ error: any Error, _ reading: inout Void) { permit.release() }
 }

@@ -24,11 +24,7 @@ package struct HeadDeadline: Sendable {
         let sent = Deadline.Signal()
         let wrapped: HTTPBody?
         if let body, body.length != .known(0) {
-            wrapped = HTTPBody(
-                SignallingBody(base: body, sent: sent),
-                length: body.length,
-                iterationBehavior: body.iterationBehavior
-            )
+            wrapped = body.watched(by: SendingSignal(sent: sent))
         } else {
             wrapped = body
             sent.fire()
@@ -70,35 +66,22 @@ package protocol HeadLimitingTransport: ClientTransport {
     ) async throws -> (HTTPResponse, HTTPBody?)
 }
 
-/// A request body that fires `sent` once the transport has taken all of it.
-private struct SignallingBody: AsyncSequence, Sendable {
-    typealias Element = ArraySlice<UInt8>
-
-    let base: HTTPBody
+/// Fires `sent` once the transport has taken all of a request body (a ``BodyWatcher``).
+private struct SendingSignal: BodyWatcher {
     let sent: Deadline.Signal
 
-    func makeAsyncIterator() -> Iterator {
-        let total: Int64? = if case .known(let count) = base.length { count } else { nil }
-        return Iterator(base: base.makeAsyncIterator(), sent: sent, remaining: total)
+    /// Bytes still to come when the length is known: a transport may stop asking once it has them all.
+    func startReading(of body: HTTPBody) -> Int64? { body.knownLength }
+
+    func willRead(_ remaining: inout Int64?) {
+        if remaining == 0 { sent.fire() }
     }
 
-    struct Iterator: AsyncIteratorProtocol {
-        var base: HTTPBody.AsyncIterator
-        let sent: Deadline.Signal
-        /// Bytes still to come when the length is known: a transport may stop asking once it has them all.
-        var remaining: Int64?
-
-        mutating func next() async throws -> ArraySlice<UInt8>? {
-            if remaining == 0 { sent.fire() }
-            guard let chunk = try await base.next() else {
-                sent.fire()
-                return nil
-            }
-            if let left = remaining {
-                remaining = left - Int64(chunk.count)
-                if left - Int64(chunk.count) <= 0 { sent.fire() }
-            }
-            return chunk
-        }
+    func didRead(_ chunk: ArraySlice<UInt8>, _ remaining: inout Int64?) {
+        guard let left = remaining else { return }
+        remaining = left - Int64(chunk.count)
+        if left - Int64(chunk.count) <= 0 { sent.fire() }
     }
+
+    func didFinish(_ remaining: inout Int64?) { sent.fire() }
 }

@@ -1,9 +1,11 @@
+import OpenAPIRuntime
+
 /// Watches one body as it passes: counts its bytes, keeps its first bytes (up to a limit) for a log line, and
 /// reports once how it ended: read to its end, failed, or released before its end.
 ///
-/// Shared by the bodies an ``ObservedBody`` wraps. The report runs at most once: on the end of the first
-/// iteration that ends, or on release (`deinit`) when no iteration ended.
-final class BodyObserver: Sendable {
+/// A ``BodyWatcher`` of the body (``watch(_:)``), shared by its readings. The report runs at most once: on the end of
+/// the first reading that ends, or on release (`deinit`) when no reading ended.
+final class BodyObserver: BodyWatcher {
     /// How a body's reading ended.
     enum Ending: Sendable {
         /// Read to its end.
@@ -62,6 +64,23 @@ final class BodyObserver: Sendable {
             if chunk.count > room { state.truncated = true }
         }
     }
+
+    /// `body` watched by this observer; when `body` is `nil`, the report runs at once as finished.
+    func watch(_ body: HTTPBody?) -> HTTPBody? {
+        guard let body else {
+            end(.finished)
+            return nil
+        }
+        return body.watched(by: self)
+    }
+
+    func startReading(of body: HTTPBody) -> Int { startIteration() }
+
+    func didRead(_ chunk: ArraySlice<UInt8>, _ iteration: inout Int) { record(chunk, iteration: iteration) }
+
+    func didFinish(_ iteration: inout Int) { end(.finished) }
+
+    func didFail(_ error: any Error, _ iteration: inout Int) { end(.failed(error)) }
 
     /// Reports `ending` unless a report already ran.
     func end(_ ending: Ending) {

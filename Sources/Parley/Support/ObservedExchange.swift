@@ -39,7 +39,7 @@ struct ObservedExchange: Sendable {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let start = ContinuousClock.now
         let sent = BodyObserver(captureLimit: captureLimit)
-        let requestBody = body.flatMap { ObservedBody.wrap($0, observer: sent) }
+        let requestBody = body.flatMap { sent.watch($0) }
         let response: HTTPResponse
         let responseBody: HTTPBody?
         do {
@@ -58,6 +58,6 @@ struct ObservedExchange: Sendable {
             }
             onEnd(exchange)
         }
-        return (response, ObservedBody.wrap(responseBody, observer: received))
+        return (response, received.watch(responseBody))
     }
 }
