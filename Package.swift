@@ -7,6 +7,28 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// What every test target (and their shared support) builds against.
+let testDependencies: [Target.Dependency] = [
+    "Parley",
+    "ParleyAsyncHTTPClient",
+    "ParleyURLSession",
+    "ParleyTesting",
+    "ParleyJSONRPC",
+    "ParleyJSONRPCWebSocket",
+    "ParleyDemoServer",
+    .product(name: "AsyncHTTPClient", package: "async-http-client"),
+    .product(name: "HTTPTypes", package: "swift-http-types"),
+    .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+    .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+    .product(name: "Crypto", package: "swift-crypto"),
+    .product(name: "Logging", package: "swift-log"),
+    .product(name: "Metrics", package: "swift-metrics"),
+    .product(name: "MetricsTestKit", package: "swift-metrics"),
+    .product(name: "Tracing", package: "swift-distributed-tracing"),
+    .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+    .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+]
+
 let package = Package(
     name: "parley",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
@@ -135,28 +157,33 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What the test targets share: the demo and fault servers' clients, endpoints, transports under test, peers.
+        // Internal declarations, reached by `@testable import` (debug builds compile every target for testing).
+        .target(
+            name: "ParleyTestSupport",
+            dependencies: testDependencies,
+            path: "Tests/ParleyTestSupport",
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // One test target per module group.
         .testTarget(
-            name: "ParleyTests",
-            dependencies: [
-                "Parley",
-                "ParleyAsyncHTTPClient",
-                "ParleyURLSession",
-                "ParleyTesting",
-                "ParleyJSONRPC",
-                "ParleyJSONRPCWebSocket",
-                "ParleyDemoServer",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
-                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
-            ],
+            name: "ParleyCoreTests",
+            dependencies: ["ParleyTestSupport"] + testDependencies,
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .testTarget(
+            name: "ParleyJSONRPCTests",
+            dependencies: ["ParleyTestSupport"] + testDependencies,
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .testTarget(
+            name: "ParleyTransportTests",
+            dependencies: ["ParleyTestSupport"] + testDependencies,
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .testTarget(
+            name: "ParleyCLITests",
+            dependencies: ["ParleyTestSupport"] + testDependencies,
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
     ]

@@ -1,0 +1,170 @@
+// swift-format-ignore-file
+// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+import Foundation
+import Parley
+import ParleyAsyncHTTPClient
+import ParleyDemoServer
+import Testing
+
+@testable import ParleyTestSupport
+
+// The Swift blocks of Sources/Parley/Parley.docc/Middleware.md, compiled and run against the demo server.
+
+struct CorrelationIDMiddleware: ClientMiddleware {
+    func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        if request.headerFields[.correlationID] == nil {
+            request.headerFields[.correlationID] = UUID().uuidString
+        }
+        return try await next(request, body, baseURL)
+    }
+}
+
+extension HTTPField.Name {
+    static let correlationID = HTTPField.Name("X-Correlation-ID")!   // a valid field name: never nil
+}
+
+extension ClientMiddleware where Self == CorrelationIDMiddleware {
+    static var correlationID: CorrelationIDMiddleware { CorrelationIDMiddleware() }
+}
+
+enum DocCMiddleware {
+    typealias WhoAmI = DocCShared.WhoAmI
+    typealias IssueToken = DocCShared.IssueToken
+
+    struct AttemptLog: ClientMiddleware {
+        let report: @Sendable (String) -> Void
+
+        func intercept(
+            _ request: HTTPRequest,
+            body: HTTPBody?,
+            baseURL: URL,
+            operationID: String,
+            next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+        ) async throws -> (HTTPResponse, HTTPBody?) {
+            let name = CallContext.current?.endpointName ?? operationID
+            let attempt = CallContext.current?.attempt ?? 1
+            do {
+                let (response, responseBody) = try await next(request, body, baseURL)
+                report("\(name) attempt \(attempt): \(response.status.code)")
+                return (response, responseBody)
+            } catch {
+                report("\(name) attempt \(attempt) failed: \(error)")
+                throw error
+            }
+        }
+    }
+
+    struct Flaky: Endpoint {
+        typealias Response = JSONValue
+        let key: String
+        var path: Path { "/flaky" }
+        var query: Query { ["key": key, "failures": "2"] }
+    }
+
+    struct OfflineMode: ClientMiddleware {
+        struct Offline: Error, CustomStringConvertible {
+            var description: String { "the app is offline" }
+        }
+
+        let isOffline: @Sendable () -> Bool
+
+        func intercept(
+            _ request: HTTPRequest,
+            body: HTTPBody?,
+            baseURL: URL,
+            operationID: String,
+            next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+        ) async throws -> (HTTPResponse, HTTPBody?) {
+            guard !isOffline() else { throw Offline() }
+            return try await next(request, body, baseURL)
+        }
+    }
+
+    struct EchoHeaders: Endpoint {
+        typealias Response = JSONValue
+        var path: Path { "/echo" }
+    }
+}
+
+extension DocCMiddleware {
+    @Suite("DocC: Middleware", .timeLimit(.minutes(1)))
+    struct Examples {
+        @Test("retries before auth; a correlation-ID middleware with its static factory")
+        func orderAndCorrelationID() async throws {
+            try await withDocServer { baseURL, _ in
+                let tokens = Client(baseURL: baseURL)
+                @Sendable func fetchToken(replacing stale: AccessToken?) async throws -> AccessToken {
+                    AccessToken(try await tokens.send(IssueToken()).accessToken, expiresIn: nil)
+                }
+                let client = Client(
+                    baseURL: baseURL,
+                    middlewares: [.retry(maxAttempts: 3), .bearerAuth { stale in try await fetchToken(replacing: stale) }]
+                )
+                #expect(try await client.send(WhoAmI())["subject"] == "demo")
+
+                let traced = Client(baseURL: baseURL, middlewares: [.correlationID])
+                let echo = try await traced.send(EchoHeaders())
+                let sent = echo["headers"]?.arrayValues.first { $0[0]?.stringValue == "x-correlation-id" }?[1]?.stringValue
+                #expect(sent.flatMap(UUID.init(uuidString:)) != nil)
+            }
+        }
+
+        @Test("CallContext: a middleware after the retry middleware sees every attempt")
+        func attempts() async throws {
+            try await withDocServer { baseURL, _ in
+                let retrying = Client(
+                    baseURL: baseURL,
+                    middlewares: [
+                        .retry(RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(10))),
+                        AttemptLog { print($0) },
+                    ]
+                )
+                _ = try await retrying.send(Flaky(key: UUID().uuidString))
+                // Flaky attempt 1: 503
+                // Flaky attempt 2: 503
+                // Flaky attempt 3: 200
+                let lines = LockedBox<[String]>([])
+                let recorded = Client(
+                    baseURL: baseURL,
+                    middlewares: [
+                        .retry(RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(10))),
+                        AttemptLog { line in lines.mutate { $0.append(line) } },
+                    ]
+                )
+                _ = try await recorded.send(Flaky(key: UUID().uuidString))
+                #expect(lines.value == ["Flaky attempt 1: 503", "Flaky attempt 2: 503", "Flaky attempt 3: 200"])
+            }
+        }
+
+        @Test("a middleware that refuses fails the call as a middleware error, its own error kept")
+        func refuse() async throws {
+            let server = try await DemoServer.start()
+            defer { Task { await server.stop() } }
+            let baseURL = try #require(URL(string: server.baseURL))
+            let offline = Client(baseURL: baseURL, middlewares: [OfflineMode { true }])
+            do {
+                _ = try await offline.send(Flaky(key: "offline"))
+            } catch {
+                print(error.kind, error.underlying is OfflineMode.Offline)   // middleware true
+            }
+            let error = await expectParleyError(.middleware) { try await offline.send(Flaky(key: "offline")) }
+            #expect(error?.underlying is OfflineMode.Offline)
+            #expect(error?.description.contains("the app is offline") == true)
+        }
+    }
+}
+
+extension JSONValue {
+    /// The elements of an array, or none.
+    fileprivate var arrayValues: [JSONValue] {
+        if case .array(let values) = self { return values }
+        return []
+    }
+}

@@ -1,0 +1,72 @@
+// swift-format-ignore-file
+// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+import Foundation
+import Parley
+import ParleyDemoServer
+import Testing
+
+@testable import ParleyTestSupport
+
+// The DocC catalogs' Swift blocks (Sources/*/*.docc) are compiled and run by the `DocC…` suites in this folder,
+// against the demo server on 127.0.0.1; scripts/check-docs fails when a block is not found in these files line
+// for line. Articles say `https://api.example.com`; the samples use a `baseURL` the tests point at the demo server.
+
+/// Runs `body` with a fresh demo server and its base URL, stopping the server afterwards.
+@discardableResult
+func withDocServer<T>(_ body: (URL, DemoServer) async throws -> T) async throws -> T {
+    let server = try await DemoServer.start()
+    do {
+        let result = try await body(try #require(URL(string: server.baseURL)), server)
+        await server.stop()
+        return result
+    } catch {
+        await server.stop()
+        throw error
+    }
+}
+
+/// A fresh folder under the temporary directory, removed after `body`.
+func withTemporaryFolder<T>(_ body: (URL) async throws -> T) async throws -> T {
+    let folder = FileManager.default.temporaryDirectory.appending(path: "parley-docc-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    return try await body(folder)
+}
+
+/// The types that articles use without declaring them (an earlier article did), for the suites of those articles.
+enum DocCShared {
+    // The user API's types, as the tests' support declares them (Tests/ParleyTestSupport/DemoEndpoints.swift).
+    typealias User = ParleyTestSupport.User
+    typealias NewUser = ParleyTestSupport.NewUser
+    typealias GetUser = ParleyTestSupport.GetUser
+    typealias CreateUser = ParleyTestSupport.CreateUser
+
+    /// The demo server's `/flaky`: 503 twice for a key, then 200.
+    struct Flaky: Endpoint {
+        typealias Response = JSONValue
+        let key: String
+        var path: Path { "/flaky" }
+        var query: Query { ["key": key, "failures": "2"] }
+    }
+
+    struct TokenReply: Decodable, Sendable {
+        let accessToken: String
+
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token"
+        }
+    }
+
+    /// Issues a new demo bearer token (the previous one stops working).
+    struct IssueToken: Endpoint {
+        typealias Response = TokenReply
+        var method: HTTPRequest.Method { .post }
+        var path: Path { "/auth/token" }
+    }
+
+    /// The demo server's `/auth/me`: `{"subject": "demo", "token": "<number>"}` for the current bearer token.
+    struct WhoAmI: Endpoint {
+        typealias Response = [String: String]
+        var path: Path { "/auth/me" }
+    }
+}

@@ -1,0 +1,116 @@
+// swift-format-ignore-file
+// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+import Foundation
+import Parley
+import ParleyAsyncHTTPClient
+import ParleyDemoServer
+import ParleyTesting
+import Testing
+
+@testable import ParleyTestSupport
+
+// The Swift blocks of Sources/ParleyTesting/ParleyTesting.docc/TestingWithParleyTesting.md, compiled and run: in
+// memory, and against the demo server for the recorder and record/replay.
+enum DocCTesting {
+    typealias User = DocCShared.User
+    typealias NewUser = DocCShared.NewUser
+    typealias GetUser = DocCShared.GetUser
+    typealias CreateUser = DocCShared.CreateUser
+    typealias Flaky = DocCShared.Flaky
+    typealias TokenReply = DocCShared.TokenReply
+    typealias IssueToken = DocCShared.IssueToken
+    typealias WhoAmI = DocCShared.WhoAmI
+}
+
+extension DocCTesting {
+    @Suite("DocC: Testing with ParleyTesting", .timeLimit(.minutes(1)))
+    struct Examples {
+        @Test("routes in memory, and the requests they received checked in order")
+        func inMemory() async throws {
+            let transport = InMemoryTransport()
+            transport.route(.get, "/users/:id") { request in
+                try .json(User(id: Int(request.parameters["id"] ?? "") ?? 0, name: "Ada Lovelace", email: "ada@example.com"))
+            }
+            transport.route(.post, "/users") { request in
+                let new = try request.decodeJSON(NewUser.self)
+                return try .json(User(id: 3, name: new.name, email: new.email), status: .created)
+            }
+            let client = Client(baseURL: try #require(URL(string: "https://api.example.com")), transport: transport)
+
+            let ada = try await client.send(GetUser(id: 1))
+            let grace = try await client.send(CreateUser(user: NewUser(name: "Grace", email: "grace@example.com")))
+            #expect(ada.name == "Ada Lovelace" && grace.id == 3)
+
+            try transport.expectRequests([
+                .get("/users/1").answered(200),
+                .post("/users", json: NewUser(name: "Grace", email: "grace@example.com"))
+                    .header(.contentType, "application/json")
+                    .answered(201),
+            ])
+            let failure = await expectParleyError(.validation) { try transport.expectRequests([.get("/users/2")]) }
+            #expect(failure?.message.contains("/users/2") == true)
+        }
+
+        @Test("a recorder around a real transport sees every attempt with the header fields of the middlewares")
+        func recorder() async throws {
+            try await withDocServer { baseURL, _ in
+                let recorder = RequestRecorder(wrapping: AsyncHTTPClientTransport.shared)
+                let retrying = Client(
+                    baseURL: baseURL,
+                    transport: recorder,
+                    middlewares: [
+                        .retry(RetryPolicy(maxAttempts: 3, initialBackoff: .milliseconds(10))),
+                        .bearerAuth { _ in AccessToken("t1") },
+                    ]
+                )
+                _ = try await retrying.send(Flaky(key: "a"))
+                try recorder.expectRequests([
+                    .get("/flaky?key=a&failures=2").header("Authorization", "Bearer t1").answered(503),
+                    .get("/flaky?key=a&failures=2").header("Authorization", "Bearer t1").answered(503),
+                    .get("/flaky?key=a&failures=2").header("Authorization", "Bearer t1").answered(200),
+                ])
+                #expect(recorder.requests.count == 3)
+            }
+        }
+
+        @Test("recorded against the demo server, secrets redacted, replayed offline; an unmatched request fails loudly")
+        func recordAndReplay() async throws {
+            let server = try await DemoServer.start()
+            let baseURL = try #require(URL(string: server.baseURL))
+            let folder = FileManager.default.temporaryDirectory.appending(path: "parley-docc-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let fixture = folder.appending(path: "fixtures/whoami.json")
+            let token = try await Client(baseURL: baseURL).send(IssueToken()).accessToken
+            let recording = RecordingTransport(wrapping: AsyncHTTPClientTransport.shared, fixture: fixture, secrets: [token])
+            let live = Client(baseURL: baseURL, transport: recording, middlewares: [.bearerAuth { _ in AccessToken(token) }])
+            print(try await live.send(WhoAmI())["token"] ?? "")   // 1
+            #expect(recording.fixture.exchanges.count == 1)
+            let written = try String(contentsOf: fixture, encoding: .utf8)
+            #expect(!written.contains(token) && written.contains("Bearer <redacted>"))
+            await server.stop()
+
+            let replay = try ReplayTransport(fixture: fixture)
+            let offline = Client(baseURL: baseURL, transport: replay, middlewares: [.bearerAuth { _ in AccessToken("offline-token") }])
+            print(try await offline.send(WhoAmI())["token"] ?? "")   // <redacted>: "token" is a redacted JSON member
+            try replay.verifyAllUsed()
+            let replayed = try await Client(baseURL: baseURL, transport: ReplayTransport(fixture: fixture)).send(WhoAmI())
+            #expect(replayed["subject"] == "demo" && replayed["token"] == "<redacted>")
+
+            do {
+                _ = try await offline.send(GetUser(id: 9))
+            } catch {
+                print(error.kind, (error.underlying as? ReplayError)?.request ?? "")   // transport GET /users/9
+            }
+            let unmatched = await expectParleyError(.transport) { try await offline.send(GetUser(id: 9)) }
+            #expect((unmatched?.underlying as? ReplayError)?.request == "GET /users/9")
+
+            do {
+                let transport: any ClientTransport =
+                    try ProcessInfo.processInfo.environment["RECORD_FIXTURES"] == nil
+                    ? ReplayTransport(fixture: fixture)
+                    : RecordingTransport(wrapping: AsyncHTTPClientTransport.shared, fixture: fixture)
+                #expect(transport is ReplayTransport)
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+// swift-format-ignore-file
+// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+import AsyncHTTPClient
+import Foundation
+import Parley
+import ParleyAsyncHTTPClient
+import ParleyDemoServer
+import ParleyURLSession
+import Testing
+
+@testable import ParleyTestSupport
+
+// The Swift blocks of Sources/Parley/Parley.docc/Transports.md, compiled and run against the demo server (the
+// OpenAPI transport's block is in DocCTransportsOpenAPITests.swift: its module's transport type has the same name).
+enum DocCTransports {
+    typealias User = DocCShared.User
+    typealias GetUser = DocCShared.GetUser
+}
+
+extension DocCTransports {
+    @Suite("DocC: Transports", .timeLimit(.minutes(1)))
+    struct Examples {
+        @Test("AsyncHTTPClient with its own configuration, with an injected HTTPClient, and URLSession")
+        func transports() async throws {
+            try await withDocServer { baseURL, _ in
+                let transport = AsyncHTTPClientTransport(
+                    configuration: AsyncHTTPClientTransport.configuration(connectTimeout: .seconds(5), readTimeout: .seconds(30))
+                )
+                let client = Client(baseURL: baseURL, transport: transport)
+                let user = try await client.send(GetUser(id: 1))
+                try await client.shutdown()
+                #expect(user.name == "Ada Lovelace")
+                #expect(transport.ownsClient)
+
+                let httpClient = HTTPClient(configuration: AsyncHTTPClientTransport.defaultConfiguration)
+                let pooled = Client(baseURL: baseURL, transport: AsyncHTTPClientTransport(client: httpClient))
+                _ = try await pooled.send(GetUser(id: 1))
+                try await httpClient.shutdown()
+                #expect(!AsyncHTTPClientTransport(client: httpClient).ownsClient)
+
+                let sessions = Client(baseURL: baseURL, transport: URLSessionTransport())
+                let shared = Client(baseURL: baseURL, transport: URLSessionTransport(session: .shared))
+                print(try await sessions.send(GetUser(id: 1)).name, try await shared.send(GetUser(id: 2)).name)
+                try await sessions.shutdown()
+                #expect(try await sessions.send(GetUser(id: 2)).name == "Alan Turing")
+            }
+        }
+    }
+}
