@@ -89,6 +89,32 @@ public struct UUIDIDs: JSONRPCIDGenerator {
     public func next() -> JSONRPCID { .string(UUID().uuidString) }
 }
 
+/// The ids of a list, in order, then those of `fallback` once the list is used up: for a peer or a recording that
+/// expects given ids (`ListedIDs([1, 2, "a"])`). The list must not repeat an id, nor hold one that `fallback` makes
+/// while a call with it is pending.
+public final class ListedIDs: JSONRPCIDGenerator {
+    private let ids: [JSONRPCID]
+    private let fallback: any JSONRPCIDGenerator
+    private let position = LockedState(0)
+
+    /// `ids`, then `fallback`'s (random UUIDs by default).
+    public init(_ ids: [JSONRPCID], then fallback: any JSONRPCIDGenerator = UUIDIDs()) {
+        self.ids = ids
+        self.fallback = fallback
+    }
+
+    /// The next id of the list, or of the fallback.
+    public func next() -> JSONRPCID {
+        let count = ids.count
+        let index: Int? = position.withLock { position in
+            guard position < count else { return nil }
+            defer { position += 1 }
+            return position
+        }
+        return index.map { ids[$0] } ?? fallback.next()
+    }
+}
+
 /// Ids from a closure of yours. It is called concurrently and must not repeat an id while a call with it is
 /// pending.
 public struct CustomIDs: JSONRPCIDGenerator {

@@ -19,6 +19,9 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
     let child: ChildProcess?
 
     /// The peer's notifications, in arrival order (its requests go to the router).
+    ///
+    /// One stream for the channel, with one consumer: two tasks iterating it share its notifications (each gets some),
+    /// they do not each get all. To fan out, iterate it in one task and hand each notification on.
     public var incoming: AsyncStream<JSONRPCIncoming> { multiplexer.incoming }
 
     /// A channel reading messages from `input` and writing them to `output`.

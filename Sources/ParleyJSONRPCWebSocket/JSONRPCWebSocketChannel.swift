@@ -77,6 +77,10 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
 
     /// The server's notifications that belong to no subscription, in arrival order; continues across
     /// reconnects and ends when the channel closes.
+    ///
+    /// One stream for the channel, with one consumer: two tasks iterating it share its notifications (each gets some),
+    /// they do not each get all. To fan out, iterate it in one task and hand each notification on, or make a
+    /// ``subscribe(_:notifications:unsubscribe:)`` per interest.
     public var incoming: AsyncStream<JSONRPCIncoming> { multiplexer.incoming }
 
     /// What the connection does (the newest 256 events are kept for a slow reader).
@@ -132,6 +136,24 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
             return channel
         }
         throw ParleyError(.transport, "The WebSocket to \(url) closed before it opened.")
+    }
+
+    /// Connects to `url` (`ws://…` or `wss://…`) and returns once the WebSocket is open, as the `String` form does,
+    /// with a `URL`, as a Parley `Client` takes one.
+    public static func connect(
+        to url: URL,
+        router: JSONRPCRouter? = nil,
+        headers: Headers = [:],
+        reconnect: JSONRPCReconnectPolicy? = nil,
+        maxMessageSize: Int = 16 * 1024 * 1024
+    ) async throws(ParleyError) -> JSONRPCWebSocketChannel {
+        try await connect(
+            to: url.absoluteString,
+            router: router,
+            headers: headers,
+            reconnect: reconnect,
+            maxMessageSize: maxMessageSize
+        )
     }
 
     /// Sends a message; waits for the answer to `ids` when there are any. While the channel reconnects, the

@@ -44,6 +44,16 @@ enum DocCJSONRPC {
         let params: [Int]
     }
 
+    struct Initialize: JSONRPCMethod {
+        struct Params: Encodable, Sendable {
+            @ExplicitNull var processId: Int?     // sent as "processId": null
+            var rootUri: String?                  // left out when nil
+        }
+        typealias Result = JSONValue
+        static let name = "echo"
+        let params: Params
+    }
+
     struct Shortfall: Decodable, Sendable {
         let balance: Int
     }
@@ -67,6 +77,10 @@ extension DocCJSONRPC {
             print(try await rpc.call(NamedSubtract(params: .init(minuend: 42, subtrahend: 23))))    // 19
             print(try await rpc.call(DynamicMethod("get_data")))                                    // ["hello",5]
             try await rpc.notify(NotifyHello(params: [7]))
+            let echoed = try await rpc.call(DynamicMethod("echo", params: ["newHeads", ["includeTransactions": true]]))
+            print(echoed[path: 1, "includeTransactions"]?.boolValue ?? false)                         // true
+            #expect(echoed[path: 1, "includeTransactions"]?.boolValue == true)
+            #expect(try await rpc.call(Initialize(params: .init(processId: nil, rootUri: nil))) == ["processId": nil])
             #expect(try await rpc.call(NamedSubtract(params: .init(minuend: 42, subtrahend: 23))) == 19)
             #expect(try await rpc.call(DynamicMethod("get_data")) == .array([.string("hello"), .int(5)]))
 
@@ -108,6 +122,9 @@ extension DocCJSONRPC {
             let counter = SequentialIDs(startingAt: 1000)
             let prefixed = JSONRPCClient(http: client, path: "/rpc", ids: CustomIDs { .string("req-\(counter.next())") })
             print(try await stringIDs.call(Sum(params: [1, 2])), try await prefixed.call(Sum(params: [3, 4])))   // 3 7
+            let listed = JSONRPCClient(http: client, path: "/rpc", ids: ListedIDs(["first", "second"], then: UUIDIDs()))
+            print(try await listed.call(Sum(params: [5, 6])))                                        // 11
+            #expect(try await listed.call(Sum(params: [5, 6])) == 11)
             #expect(try await stringIDs.call(Sum(params: [1, 2])) == 3)
             #expect(try await prefixed.call(Sum(params: [3, 4])) == 7)
             #expect(counter.next() == .number(1002))   // the two calls of `prefixed` above took 1000 and 1001
