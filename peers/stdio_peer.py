@@ -18,7 +18,10 @@ received(marker), and for the stdio suite:
                   waits for the client's answer, and returns {"asked": n, "answer": <the client's result>}
                   (or {"asked": n, "error": <the client's error object>}).
     hang()        sends the client a notification `hanging` [] once it has started, and answers (with an error)
-                  only when the peer's input ends: a call that stays pending.
+                  only when the peer's input ends, or with -32800 "Request cancelled" (LSP's code) once the client
+                  cancels a request: a call that stays pending until then.
+    The cancellation notifications of LSP (`$/cancelRequest` {id}) and MCP (`notifications/cancelled`
+    {requestId, reason}) are recorded: received("cancel") lists them as ["cancel", method, params].
     exit_now(code) exits the process at once with `code`, answering nothing.
 """
 
@@ -39,6 +42,8 @@ _received = []
 _received_lock = threading.Lock()
 # Set when the input ends: pending `hang` calls and unanswered `ask_back` requests give up.
 _input_ended = threading.Event()
+# Set when the input ends or the client cancels a request: pending `hang` calls answer.
+_stop_hanging = threading.Event()
 
 
 class Framed:
@@ -176,8 +181,23 @@ def ask_back(number):
 @dispatcher.add_method
 def hang():
     outgoing.notify("hanging", [])
-    _input_ended.wait()
+    _stop_hanging.wait()
+    if not _input_ended.is_set():
+        raise JSONRPCDispatchException(code=-32800, message="Request cancelled")
     raise JSONRPCDispatchException(code=-32002, message="the input ended")
+
+
+def _cancellation(method):
+    def record(**params):
+        with _received_lock:
+            _received.append([method, ["cancel", method, params]])
+        _stop_hanging.set()
+
+    return record
+
+
+dispatcher.add_method(_cancellation("$/cancelRequest"), name="$/cancelRequest")
+dispatcher.add_method(_cancellation("notifications/cancelled"), name="notifications/cancelled")
 
 
 @dispatcher.add_method
@@ -223,6 +243,7 @@ def main():
         worker.start()
         workers.append(worker)
     _input_ended.set()
+    _stop_hanging.set()
     outgoing.give_up()
     for worker in workers:
         worker.join()

@@ -27,36 +27,60 @@ public struct JSONRPCClient: Sendable {
     public let encoder: JSONEncoder
     /// Decodes results (its strategies and user info apply).
     public let decoder: JSONDecoder
+    /// The time each call may wait for its answer, unless the call gives its own; `nil` for no limit (over HTTP, the
+    /// `Client`'s timeouts still apply). On any channel: HTTP, stdio, WebSocket.
+    public let timeout: Duration?
+    /// What the peer is told when a call is cancelled or times out (``JSONRPCCancellation/lsp``,
+    /// ``JSONRPCCancellation/mcp``); `nil` tells it nothing.
+    public let cancellation: JSONRPCCancellation?
 
     /// A client on any channel.
     public init(
         channel: any JSONRPCChannel,
         ids: any JSONRPCIDGenerator = SequentialIDs(),
         encoder: JSONEncoder = JSONEncoder(),
-        decoder: JSONDecoder = JSONDecoder()
+        decoder: JSONDecoder = JSONDecoder(),
+        timeout: Duration? = nil,
+        cancellation: JSONRPCCancellation? = nil
     ) {
         self.channel = channel
         self.ids = ids
         self.encoder = encoder
         self.decoder = decoder
+        self.timeout = timeout
+        self.cancellation = cancellation
     }
 
     /// A client posting to `path` through `client` (its middlewares, transport and JSON coders apply).
-    public init(http client: Client, path: Path = "", headers: Headers = [:], ids: any JSONRPCIDGenerator = SequentialIDs()) {
+    public init(
+        http client: Client,
+        path: Path = "",
+        headers: Headers = [:],
+        ids: any JSONRPCIDGenerator = SequentialIDs(),
+        timeout: Duration? = nil,
+        cancellation: JSONRPCCancellation? = nil
+    ) {
         self.init(
             channel: HTTPChannel(client: client, path: path, headers: headers),
             ids: ids,
             encoder: client.configuration.jsonEncoder,
-            decoder: client.configuration.jsonDecoder
+            decoder: client.configuration.jsonDecoder,
+            timeout: timeout,
+            cancellation: cancellation
         )
     }
 
     /// Calls `method` and returns its result.
-    public func call<Method: JSONRPCMethod>(_ method: Method) async throws(ParleyError) -> Method.Result {
+    ///
+    /// - Parameter timeout: The time the call may wait for its answer; `nil` for the client's ``timeout``.
+    /// - Throws: ``/Parley/ParleyError/Kind/timeout`` when no answer came in time, ``/Parley/ParleyError/Kind/cancelled``
+    ///   when the calling task was cancelled; either way the peer is then told (``cancellation``).
+    public func call<Method: JSONRPCMethod>(_ method: Method, timeout: Duration? = nil) async throws(ParleyError) -> Method.Result
+    {
         let id = ids.next()
         let name = method.methodName
         let message = try JSONRPCCoding.encode(RequestEnvelope(method: method, id: id), with: encoder, what: "call \(name)")
-        guard let reply = try await channel.exchange(message, ids: [id]) else {
+        guard let reply = try await exchange(message, id: id, name: name, timeout: timeout ?? self.timeout) else {
             throw ParleyError(.jsonRPCProtocol, "The channel returned no answer to the JSON-RPC call \(name) (id \(id)).")
         }
         let decoders = ResultDecoders([id: ResultDecoders.decoding(Method.Result.self)])
@@ -87,6 +111,51 @@ public struct JSONRPCClient: Sendable {
         case .failure(let failure):
             throw failure
         }
+    }
+
+    /// Sends `message`, the call `name` with `id`, and waits for its answer within `limit`; tells the peer when the
+    /// call fails cancelled or out of time.
+    private func exchange(
+        _ message: Data,
+        id: JSONRPCID,
+        name: String,
+        timeout limit: Duration?
+    ) async throws(ParleyError)
+        -> JSONRPCReply?
+    {
+        do throws(ParleyError) {
+            guard let limit else { return try await channel.exchange(message, ids: [id]) }
+            do {
+                return try await Deadline.run(
+                    within: limit,
+                    expired: {
+                        ParleyError(
+                            .timeout,
+                            "The JSON-RPC call \(name) (id \(id)) got no answer within its timeout of \(limit) (the call's, else "
+                                + "the JSONRPCClient's); raise it if the peer is legitimately this slow."
+                        )
+                    },
+                    { [channel] in try await channel.exchange(message, ids: [id]) }
+                )
+            } catch {
+                throw ParleyError.wrapping(error, as: .transport, "The JSON-RPC channel failed: \(error)")
+            }
+        } catch {
+            switch error.kind {
+            case .timeout: tellPeer(id, reason: "timed out after \(limit.map { "\($0)" } ?? "its timeout")")
+            case .cancelled: tellPeer(id, reason: "cancelled by the client")
+            default: break
+            }
+            throw error
+        }
+    }
+
+    /// Sends the ``cancellation`` notification for the call `id`, without waiting for it.
+    private func tellPeer(_ id: JSONRPCID, reason: String) {
+        guard let cancellation else { return }
+        let (method, params) = cancellation.notification(id, reason)
+        // Not a child of the caller's task, which may be cancelled: the notification must still go out.
+        Task { [self] in try? await notify(DynamicMethod(method, params: params)) }
     }
 
     /// Sends `method` as a notification: no id, and no answer is expected.

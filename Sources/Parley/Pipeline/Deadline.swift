@@ -4,7 +4,7 @@
 /// It backs every limit a client sets: the call's ``Client/Configuration/timeout``, the wait for each response head
 /// (``Client/Configuration/responseHeadTimeout``), the wait for each chunk of a streamed body
 /// (``Client/Configuration/streamIdleTimeout``) and the deadline of a download.
-enum Deadline {
+package enum Deadline {
     /// What one child of the group reports.
     private enum Step<Value: Sendable>: Sendable {
         case finished(Value)
@@ -18,7 +18,7 @@ enum Deadline {
     /// the operation, whose own error (or value) is then the outcome.
     ///
     /// The operation is awaited after it is cancelled: it must react to cancellation (Parley's transports do).
-    static func run<Value: Sendable>(
+    package static func run<Value: Sendable>(
         within limit: Duration,
         startingAt start: Signal? = nil,
         expired: @escaping @Sendable () -> any Error,
@@ -46,7 +46,7 @@ enum Deadline {
 
     /// A one-shot event a deadline's timer can wait for (``run(within:startingAt:expired:_:)``): "the request has
     /// been sent". Waiting ends when it fires or when the waiting task is cancelled.
-    final class Signal: Sendable {
+    package final class Signal: Sendable {
         private struct State {
             var fired = false
             var nextID = 0

@@ -125,6 +125,10 @@ extension DocCJSONRPC {
             let listed = JSONRPCClient(http: client, path: "/rpc", ids: ListedIDs(["first", "second"], then: UUIDIDs()))
             print(try await listed.call(Sum(params: [5, 6])))                                        // 11
             #expect(try await listed.call(Sum(params: [5, 6])) == 11)
+
+            let editor = JSONRPCClient(http: client, path: "/rpc", timeout: .seconds(10), cancellation: .lsp)
+            print(try await editor.call(Sum(params: [1, 2]), timeout: .seconds(2)))                // 3
+            #expect(try await editor.call(Sum(params: [1, 2]), timeout: .seconds(2)) == 3)
             #expect(try await stringIDs.call(Sum(params: [1, 2])) == 3)
             #expect(try await prefixed.call(Sum(params: [3, 4])) == 7)
             #expect(counter.next() == .number(1002))   // the two calls of `prefixed` above took 1000 and 1001

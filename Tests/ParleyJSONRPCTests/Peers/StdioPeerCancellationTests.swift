@@ -1,0 +1,78 @@
+import Foundation
+import Parley
+import ParleyJSONRPC
+import Testing
+
+@testable import ParleyTestSupport
+
+/// `received("cancel")` on the peer: the cancellation notifications it recorded.
+private struct PeerCancellations: JSONRPCMethod {
+    typealias Result = [JSONValue]
+    static let name = "received"
+    var params: [String] { ["cancel"] }
+}
+
+@Suite(
+    "Independent peer: a cancelled or timed-out call reaches the peer (json-rpc over stdio)",
+    .enabled(
+        if: StdioPeer.python != nil && StdioPeer.script != nil,
+        "scripts/start-peers exports PARLEY_PYTHON and PARLEY_STDIO_PEER (peers/stdio_peer.py)"
+    ),
+    .timeLimit(.minutes(1))
+)
+struct StdioPeerCancellationTests {
+    /// The cancellation notifications the peer has recorded (each as `[method, ["cancel", method, params]]`), asked for until one is there: the client sends it
+    /// without waiting, after the call failed, so the question may overtake it.
+    private static func cancellations(_ rpc: JSONRPCClient) async throws -> [JSONValue] {
+        for _ in 0..<500 {
+            let recorded = try await rpc.call(PeerCancellations())
+            if !recorded.isEmpty { return recorded }
+        }
+        Issue.record("the peer recorded no cancellation after 500 questions")
+        return []
+    }
+
+    @Test("LSP: a call past its timeout fails with timeout and the peer receives $/cancelRequest with its id")
+    func lspTimeout() async throws {
+        let peer = try StdioPeer.launch(.contentLength)
+        let rpc = JSONRPCClient(channel: peer, ids: ListedIDs([41], then: SequentialIDs(startingAt: 100)), cancellation: .lsp)
+        let failure = await expectParleyError(.timeout) { try await rpc.call(PeerHang(), timeout: .milliseconds(300)) }
+        #expect(failure?.message.contains("id 41") == true, "\(String(describing: failure))")
+        let recorded = try await Self.cancellations(rpc)
+        #expect(recorded == [["$/cancelRequest", ["cancel", "$/cancelRequest", ["id": 41]]]])
+        // The peer stopped working on it (it answered -32800, which the client dropped) and still serves calls.
+        #expect(try await rpc.call(Sum(params: [1, 2])) == 3)
+        #expect(await peer.shutdown() == JSONRPCChildExit(code: 0))
+    }
+
+    @Test("MCP: cancelling the calling task fails the call with cancelled; the peer receives notifications/cancelled")
+    func mcpCancelledTask() async throws {
+        let peer = try StdioPeer.launch(.newlineDelimited)
+        let rpc = JSONRPCClient(channel: peer, ids: ListedIDs(["call-1"], then: UUIDIDs()), cancellation: .mcp)
+        var notifications = peer.incoming.makeAsyncIterator()
+        let call = Task { await expectParleyError(.cancelled) { try await rpc.call(PeerHang()) } }
+        #expect(await notifications.next()?.method == "hanging")  // the call reached the peer
+        call.cancel()
+        _ = await call.value
+        let recorded = try await Self.cancellations(rpc)
+        #expect(
+            recorded == [
+                [
+                    "notifications/cancelled",
+                    ["cancel", "notifications/cancelled", ["requestId": "call-1", "reason": "cancelled by the client"]],
+                ]
+            ]
+        )
+        #expect(await peer.shutdown() == JSONRPCChildExit(code: 0))
+    }
+
+    @Test("the client's timeout applies to every call that gives none; without a cancellation the peer hears nothing")
+    func clientTimeoutWithoutCancellation() async throws {
+        let peer = try StdioPeer.launch(.newlineDelimited)
+        let rpc = JSONRPCClient(channel: peer, timeout: .milliseconds(200))
+        await expectParleyError(.timeout) { try await rpc.call(PeerHang()) }
+        #expect(try await rpc.call(Sum(params: [2, 3])) == 5, "a call within the timeout")
+        #expect(try await rpc.call(PeerCancellations()) == [])
+        #expect(await peer.shutdown() == JSONRPCChildExit(code: 0))
+    }
+}
