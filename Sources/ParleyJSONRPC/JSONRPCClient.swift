@@ -72,7 +72,9 @@ public struct JSONRPCClient: Sendable {
 
     /// Calls `method` and returns its result.
     ///
-    /// - Parameter timeout: The time the call may wait for its answer; `nil` for the client's ``timeout``.
+    /// - Parameters:
+    ///   - method: The call.
+    ///   - timeout: The time the call may wait for its answer; `nil` for the client's ``timeout``.
     /// - Throws: ``/Parley/ParleyError/Kind/timeout`` when no answer came in time, ``/Parley/ParleyError/Kind/cancelled``
     ///   when the calling task was cancelled; either way the peer is then told (``cancellation``).
     public func call<Method: JSONRPCMethod>(_ method: Method, timeout: Duration? = nil) async throws(ParleyError) -> Method.Result
