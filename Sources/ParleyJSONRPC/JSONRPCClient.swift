@@ -152,12 +152,22 @@ public struct JSONRPCClient: Sendable {
         }
     }
 
+    /// How long a cancellation notification may take to be written before it is given up.
+    static let cancellationLimit: Duration = .seconds(10)
+
     /// Sends the ``cancellation`` notification for the call `id`, without waiting for it.
     private func tellPeer(_ id: JSONRPCID, reason: String) {
         guard let cancellation else { return }
         let (method, params) = cancellation.notification(id, reason)
-        // Not a child of the caller's task, which may be cancelled: the notification must still go out.
-        Task { [self] in try? await notify(DynamicMethod(method, params: params)) }
+        // Not a child of the caller's task, which may be cancelled: the notification must still go out. Bounded, so
+        // that a peer that stopped reading leaves no task waiting behind each cancelled call.
+        Task { [self] in
+            _ = try? await Deadline.run(
+                within: Self.cancellationLimit,
+                expired: { ParleyError(.timeout, "The JSON-RPC cancellation notification \(method) could not be sent in time.") },
+                { try await notify(DynamicMethod(method, params: params)) }
+            )
+        }
     }
 
     /// Sends `method` as a notification: no id, and no answer is expected.

@@ -62,4 +62,25 @@ struct JSONRPCStuckPeerTests {
         for channel in channels { channel.close() }
         for pipe in fromPeers { try? pipe.fileHandleForWriting.close() }
     }
+
+    @Test("a call's timeout holds while its write waits for a peer that stopped reading; the next call's write is skipped")
+    func timeoutWhileWriteBlocked() async throws {
+        let toPeer = Pipe()
+        let fromPeer = Pipe()
+        let channel = JSONRPCStreamChannel(
+            input: fromPeer.fileHandleForReading,
+            output: toPeer.fileHandleForWriting,
+            framing: .newlineDelimited
+        )
+        let rpc = JSONRPCClient(channel: channel, timeout: .milliseconds(300))
+        let big = JSONValue.string(String(repeating: "x", count: 1 << 20))  // more than the pipe holds
+        let first = await expectParleyError(.timeout) { try await rpc.call(EchoRPC(params: [big])) }
+        #expect(first?.message.contains("timeout of 0.3 seconds") == true, "\(String(describing: first))")
+        // Queued behind the blocked write: it times out too, and is then not written at all.
+        await expectParleyError(.timeout) { try await rpc.call(EchoRPC(params: ["small"])) }
+        // The peer's end closed: the blocked write fails (EPIPE) and the queue drains.
+        try toPeer.fileHandleForReading.close()
+        channel.close()
+        try fromPeer.fileHandleForWriting.close()
+    }
 }
