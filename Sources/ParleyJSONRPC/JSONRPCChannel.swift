@@ -31,6 +31,20 @@ public protocol JSONRPCChannel: Sendable {
     ///   - ids: The ids the message waits answers for; empty when it holds only notifications.
     /// - Returns: The peer's answer when `ids` is not empty; `nil` once sent when it is.
     func exchange(_ message: Data, ids: [JSONRPCID]) async throws(ParleyError) -> JSONRPCReply?
+
+    /// The peer's notifications that `matcher` accepts for `key`, from now until the returned subscription is
+    /// cancelled (or its consumer stops); they no longer reach the channel's other consumers. Calls with progress
+    /// (``JSONRPCClient/call(_:progress:timeout:)``) watch their token this way.
+    ///
+    /// - Returns: `nil` when the channel carries no notifications from the peer (plain HTTP); the default.
+    func watch(_ matcher: JSONRPCSubscriptionMatcher, key: JSONValue) throws(ParleyError) -> JSONRPCSubscription?
+}
+
+extension JSONRPCChannel {
+    /// No notifications: `nil`.
+    public func watch(_ matcher: JSONRPCSubscriptionMatcher, key: JSONValue) throws(ParleyError) -> JSONRPCSubscription? {
+        nil
+    }
 }
 
 /// JSON-RPC over HTTP: each message is a `POST` through a Parley ``/Parley/Client``, so the client's middlewares

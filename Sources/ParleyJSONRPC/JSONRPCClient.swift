@@ -33,6 +33,8 @@ public struct JSONRPCClient: Sendable {
     /// What the peer is told when a call is cancelled or times out (``JSONRPCCancellation/lsp``,
     /// ``JSONRPCCancellation/mcp``); `nil` tells it nothing.
     public let cancellation: JSONRPCCancellation?
+    /// The cancellation notifications on their way, shared by the copies of this client.
+    let notices = CancellationNotices()
 
     /// A client on any channel.
     public init(
@@ -161,13 +163,19 @@ public struct JSONRPCClient: Sendable {
         let (method, params) = cancellation.notification(id, reason)
         // Not a child of the caller's task, which may be cancelled: the notification must still go out. Bounded, so
         // that a peer that stopped reading leaves no task waiting behind each cancelled call.
-        Task { [self] in
+        notices.add { [self] in
             _ = try? await Deadline.run(
                 within: Self.cancellationLimit,
                 expired: { ParleyError(.timeout, "The JSON-RPC cancellation notification \(method) could not be sent in time.") },
                 { try await notify(DynamicMethod(method, params: params)) }
             )
         }
+    }
+
+    /// Waits until the cancellation notifications of calls that already failed have been sent (or given up after
+    /// 10 s): a program about to exit calls it so that the peer still hears of a call it timed out.
+    public func waitForCancellationNotices() async {
+        await notices.waitForAll()
     }
 
     /// Sends `method` as a notification: no id, and no answer is expected.

@@ -44,6 +44,8 @@ package final class JSONRPCMultiplexer: Sendable {
     private struct Subscription {
         let matcher: JSONRPCSubscriptionMatcher
         var key: JSONValue?
+        /// A watch whose key was known beforehand (a progress token): not subscribed again after a reconnect.
+        var isWatch = false
         let continuation: AsyncThrowingStream<JSONRPCIncoming, any Error>.Continuation
     }
 
@@ -288,11 +290,21 @@ package final class JSONRPCMultiplexer: Sendable {
         return (id, stream)
     }
 
+    /// The notifications `matcher` accepts for `key` (known beforehand, such as a progress token), until the
+    /// subscription is cancelled.
+    package func watch(_ matcher: JSONRPCSubscriptionMatcher, key: JSONValue) throws(ParleyError) -> JSONRPCSubscription {
+        let (id, stream) = try addSubscription(matcher) { _, _ in }
+        state.withLock { $0.subscriptions[id]?.isWatch = true }
+        bindSubscription(id, key: key)
+        return JSONRPCSubscription(stream: stream) { [weak self] in _ = self?.removeSubscription(id) }
+    }
+
     /// Marks every subscription as being subscribed again (after a reconnect); returns their ids.
     package func unbindSubscriptions() -> [Int] {
         state.withLock { state in
-            for id in state.subscriptions.keys { state.subscriptions[id]?.key = nil }
-            return state.subscriptions.keys.sorted()
+            let resubscribed = state.subscriptions.filter { !$0.value.isWatch }.keys.sorted()
+            for id in resubscribed { state.subscriptions[id]?.key = nil }
+            return resubscribed
         }
     }
 

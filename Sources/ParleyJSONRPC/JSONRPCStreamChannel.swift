@@ -110,6 +110,11 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
         try await multiplexer.exchange(message, ids: ids) { [self] data throws(ParleyError) in try await write(data) }
     }
 
+    /// The peer's notifications that `matcher` accepts for `key`, until the subscription is cancelled.
+    public func watch(_ matcher: JSONRPCSubscriptionMatcher, key: JSONValue) throws(ParleyError) -> JSONRPCSubscription? {
+        try multiplexer.watch(matcher, key: key)
+    }
+
     /// Stops waiting: every pending call fails with ``/Parley/ParleyError/Kind/transport``, and so does every later one.
     ///
     /// For a channel made by ``launch(executable:arguments:environment:currentDirectory:standardError:framing:router:maxMessageSize:)``

@@ -165,6 +165,11 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
         }
     }
 
+    /// The peer's notifications that `matcher` accepts for `key`, until the subscription is cancelled.
+    public func watch(_ matcher: JSONRPCSubscriptionMatcher, key: JSONValue) throws(ParleyError) -> JSONRPCSubscription? {
+        try multiplexer.watch(matcher, key: key)
+    }
+
     /// Subscribes with `method` (such as `eth_subscribe`): the notifications that `matcher` assigns to the
     /// subscription arrive on the returned sequence, not on ``incoming``.
     ///

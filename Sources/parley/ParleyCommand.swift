@@ -23,7 +23,7 @@ struct ParleyCommand: AsyncParsableCommand {
                 ]
             ),
             CommandGroup(name: "Transfers", subcommands: [UploadCommand.self, DownloadCommand.self]),
-            CommandGroup(name: "JSON-RPC", subcommands: [RPCCommand.self, ServeStdioCommand.self]),
+            CommandGroup(name: "JSON-RPC", subcommands: [RPCCommand.self, MCPCommand.self, ServeStdioCommand.self]),
         ]
     )
 }

@@ -1,0 +1,198 @@
+import HTTPTypes
+public import Parley
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// JSON-RPC over the Model Context Protocol's Streamable HTTP transport (protocol versions 2025-03-26, 2025-06-18
+/// and 2025-11-25), through a Parley ``/Parley/Client``: its middlewares, timeouts and transport apply.
+///
+/// ```swift
+/// let channel = MCPStreamableHTTPChannel(client: Client(baseURL: server), path: "/mcp")
+/// let mcp = MCPClient(channel: channel)
+/// let tools = try await mcp.initialize().listTools()
+/// ```
+///
+/// Each message is a `POST` accepting `application/json` and `text/event-stream`. A call's answer comes either as
+/// a JSON body or as a stream of Server-Sent Events (read with Parley's parser) that may carry the server's
+/// notifications and requests before the answer; a stream that ends before the answer is resumed with a `GET`
+/// sending `Last-Event-ID`. The `Mcp-Session-Id` the server assigns in its answer to `initialize` is sent with every
+/// later message, and so is `MCP-Protocol-Version` once negotiated. When the server answers `404` for the session
+/// (it expired), the channel starts a new one: it sends the `initialize` call and `notifications/initialized` it saw
+/// again, without a session, then the message. ``listen()`` opens the `GET` stream on which the server sends
+/// messages unprompted; ``close()`` ends the session with `DELETE`.
+///
+/// The server's requests (on any stream) are answered by `router` (`-32601` without one), its answer `POST`ed
+/// back; its notifications arrive on ``incoming``, or on a call's progress (``JSONRPCClient/call(_:progress:timeout:)``).
+public final class MCPStreamableHTTPChannel: JSONRPCChannel {
+    /// The client the messages go through.
+    public let client: Client
+    /// The path of the MCP endpoint, relative to the client's base URL.
+    public let path: Path
+    /// Extra header fields for every message.
+    public let headers: Headers
+    /// The largest message (a JSON body, or one event's data) accepted from the server.
+    public let maxMessageSize: Int
+    /// How many times in a row a call's event stream is resumed with `Last-Event-ID` after it ended without the answer.
+    public let maxResumptions: Int
+
+    let multiplexer: JSONRPCMultiplexer
+    let session = LockedState(Session())
+
+    struct Session {
+        var id: String?
+        var protocolVersion: String?
+        /// The `initialize` call and `notifications/initialized` as sent, to start a new session after a `404`.
+        var initialize: Data?
+        var initialized: Data?
+        var listener: Task<Void, Never>?
+        var closed = false
+    }
+
+    /// The server's notifications that no call's progress took, in arrival order.
+    ///
+    /// One stream for the channel, with one consumer: two tasks iterating it share its notifications.
+    public var incoming: AsyncStream<JSONRPCIncoming> { multiplexer.incoming }
+
+    /// The session the server assigned, once `initialize` was answered; `nil` before, or when it assigns none.
+    public var sessionID: String? { session.withLock { $0.id } }
+
+    /// The protocol version the server chose in its answer to `initialize`, sent as `MCP-Protocol-Version`.
+    public var protocolVersion: String? { session.withLock { $0.protocolVersion } }
+
+    /// A channel posting to `path` on `client`.
+    ///
+    /// - Parameters:
+    ///   - client: The client the messages go through.
+    ///   - path: The MCP endpoint's path, relative to the client's base URL (often `/mcp`).
+    ///   - headers: Extra header fields for every message (such as an API key).
+    ///   - router: Answers the server's requests (such as `ping`, `roots/list`, `sampling/createMessage`).
+    ///   - maxMessageSize: The largest message accepted from the server (default 8 MiB).
+    ///   - maxResumptions: How many times in a row a call's stream is resumed after it ended early (default 3).
+    public init(
+        client: Client,
+        path: Path = "",
+        headers: Headers = [:],
+        router: JSONRPCRouter? = nil,
+        maxMessageSize: Int = 8 << 20,
+        maxResumptions: Int = 3
+    ) {
+        self.client = client
+        self.path = path
+        self.headers = headers
+        self.maxMessageSize = max(maxMessageSize, 1)
+        self.maxResumptions = max(maxResumptions, 0)
+        self.multiplexer = JSONRPCMultiplexer(router: router)
+    }
+
+    deinit {
+        session.withLock { $0.listener }?.cancel()
+    }
+
+    /// Posts the message; for a call, reads the answer from the JSON body or the event stream.
+    public func exchange(_ message: Data, ids: [JSONRPCID]) async throws(ParleyError) -> JSONRPCReply? {
+        if session.withLock({ $0.closed }) {
+            throw ParleyError(.transport, "The MCP channel is closed: it was closed.")
+        }
+        let method = Self.method(of: message)
+        if method == "initialize" {
+            session.withLock { $0.initialize = message }
+        } else if method == "notifications/initialized" {
+            session.withLock { $0.initialized = message }
+        }
+        do {
+            return try await send(message, ids: ids, isInitialize: method == "initialize")
+        } catch let expired as SessionExpired {
+            guard method != "initialize",
+                let (initialize, initialized) = session.withLock({ state in
+                    state.initialize.map { ($0, state.initialized) }
+                })
+            else {
+                throw expired.error
+            }
+            // The server forgot the session: a new one, as the specification asks, then the message again.
+            session.withLock { state in
+                state.id = nil
+                state.protocolVersion = nil
+            }
+            let initializeID = Self.id(of: initialize).map { [$0] } ?? []
+            do {
+                _ = try await send(initialize, ids: initializeID, isInitialize: true)
+                if let initialized { _ = try await send(initialized, ids: [], isInitialize: false) }
+                return try await send(message, ids: ids, isInitialize: false)
+            } catch let again as SessionExpired {
+                throw again.error
+            } catch {
+                throw ParleyError.wrapping(error, as: .transport, "The MCP channel failed: \(error)")
+            }
+        } catch {
+            throw ParleyError.wrapping(error, as: .transport, "The MCP channel failed: \(error)")
+        }
+    }
+
+    /// The server's notifications that `matcher` accepts for `key`, until the subscription is cancelled.
+    public func watch(_ matcher: JSONRPCSubscriptionMatcher, key: JSONValue) throws(ParleyError) -> JSONRPCSubscription? {
+        try multiplexer.watch(matcher, key: key)
+    }
+
+    /// Ends the session: stops ``listen()``'s stream, sends `DELETE` with the session id (a server that does not allow
+    /// it answers `405`, which is fine), and fails every later message.
+    public func close() async {
+        let (listener, id) = session.withLock { state -> (Task<Void, Never>?, String?) in
+            defer {
+                state.closed = true
+                state.listener = nil
+            }
+            return (state.listener, state.closed ? nil : state.id)
+        }
+        listener?.cancel()
+        if id != nil {
+            _ = try? await client.response(for: Message(path: path, headers: sessionHeaders(base: headers), method: .delete))
+        }
+        multiplexer.close(reason: "it was closed")
+    }
+
+    /// The header fields of every message after `initialize`: the session and the negotiated protocol version.
+    func sessionHeaders(base: Headers) -> Headers {
+        var fields = base
+        let (id, version) = session.withLock { ($0.id, $0.protocolVersion) }
+        if let id { fields.set("Mcp-Session-Id", id) }
+        if let version { fields.set("MCP-Protocol-Version", version) }
+        return fields
+    }
+
+    /// The `method` member of a message, if it is one request or notification.
+    static func method(of message: Data) -> String? {
+        (try? JSONDecoder().decode(Peek.self, from: message))?.method
+    }
+
+    /// The `id` member of a message, if it is one request.
+    static func id(of message: Data) -> JSONRPCID? {
+        (try? JSONDecoder().decode(Peek.self, from: message))?.id
+    }
+
+    struct Peek: Decodable {
+        var method: String?
+        var id: JSONRPCID?
+    }
+
+    /// The server answered `404` to a message that carried a session id: the session is gone.
+    struct SessionExpired: Error {
+        let error: ParleyError
+    }
+
+    /// A message to the MCP endpoint; the channel reads every status itself.
+    struct Message: Endpoint {
+        typealias Response = Data
+        let path: Path
+        let headers: Headers
+        var method: HTTPRequest.Method = .post
+        var message: Data?
+        var body: RequestBody { message.map { .bytes($0, contentType: "application/json") } ?? .none }
+        var acceptableStatusCodes: StatusCodes? { .any }
+        var name: String { "MCP \(method.rawValue)" }
+    }
+}

@@ -1,0 +1,85 @@
+"""An MCP server on the official Python SDK (the `mcp` package's FastMCP), for Parley's MCP tests.
+
+    mcp_peer.py stdio              newline-delimited JSON-RPC on stdin/stdout
+    mcp_peer.py http json|sse      Streamable HTTP on 127.0.0.1 (ephemeral port), answering calls with
+                                   application/json or with an SSE stream; prints `listening on URL`
+
+Tools: add, shout (text content only), count (progress notifications), wait (records its cancellation),
+fail (an isError result), roots (asks the client for its roots), cancellations (what `wait` recorded).
+Cancellations are also appended, one request id a line, to the file named by PARLEY_MCP_LOG, if set.
+"""
+
+import asyncio
+import os
+import socket
+import sys
+
+from mcp.server.fastmcp import Context, FastMCP
+from mcp.server.fastmcp.exceptions import ToolError
+
+mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
+answer = sys.argv[2] if len(sys.argv) > 2 else "sse"
+server = FastMCP("parley-peer", json_response=(answer == "json"))
+cancelled: list[str] = []
+
+
+@server.tool(description="Adds two integers.")
+def add(a: int, b: int) -> int:
+    return a + b
+
+
+@server.tool(description="Upper-cases a text.", structured_output=False)
+def shout(text: str) -> str:
+    return text.upper()
+
+
+@server.tool(description="Counts to n, reporting progress at each step.")
+async def count(n: int, ctx: Context) -> str:
+    for step in range(1, n + 1):
+        await ctx.report_progress(step, n, f"step {step} of {n}")
+    return f"counted to {n}"
+
+
+@server.tool(description="Waits, and records its cancellation.")
+async def wait(seconds: float, ctx: Context) -> str:
+    try:
+        await asyncio.sleep(seconds)
+    except asyncio.CancelledError:
+        cancelled.append(str(ctx.request_id))
+        log = os.environ.get("PARLEY_MCP_LOG")
+        if log:
+            with open(log, "a") as file:
+                file.write(f"{ctx.request_id}\n")
+        raise
+    return f"waited {seconds} s"
+
+
+@server.tool(description="Always fails.")
+def fail() -> str:
+    raise ToolError("this tool always fails")
+
+
+@server.tool(description="Asks the client for its roots.")
+async def roots(ctx: Context) -> list[str]:
+    result = await ctx.session.list_roots()
+    return [str(root.uri) for root in result.roots]
+
+
+@server.tool(description="The request ids of the cancelled waits.")
+def cancellations() -> list[str]:
+    return cancelled
+
+
+if mode == "stdio":
+    server.run("stdio")
+else:
+    import uvicorn
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    port = sock.getsockname()[1]
+    print(f"listening on http://127.0.0.1:{port}/mcp", flush=True)
+    config = uvicorn.Config(server.streamable_http_app(), log_level="warning", timeout_graceful_shutdown=1)
+    asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))
