@@ -100,14 +100,18 @@ class Outgoing:
         self.lock = threading.Lock()
         self.waiting = {}
 
-    def call(self, method, params, timeout=30):
+    def start(self, method, params):
+        """Sends a request; returns its id and the slot its answer will arrive in."""
         request_id = "peer-%d" % next(self.ids)
-        done = threading.Event()
-        slot = {"event": done}
+        slot = {"event": threading.Event()}
         with self.lock:
             self.waiting[request_id] = slot
         self.stream.write(JSONRPC20Request(method=method, params=params, _id=request_id).json)
-        if not done.wait(timeout) or "answer" not in slot:
+        return request_id, slot
+
+    def call(self, method, params, timeout=30):
+        _, slot = self.start(method, params)
+        if not slot["event"].wait(timeout) or "answer" not in slot:
             raise JSONRPCDispatchException(code=-32001, message="the client did not answer " + method)
         return slot["answer"]
 
@@ -176,6 +180,20 @@ def ask_back(number):
     if "error" in answer:
         return {"asked": number, "error": answer["error"]}
     return {"asked": number, "answer": answer.get("result")}
+
+
+@dispatcher.add_method
+def ask_and_cancel(style):
+    """Calls the client's `slow`, cancels it at once in the words of `style` (lsp or mcp), and returns the client's
+    answer to it: LSP answers -32800; MCP answers nothing, so after 2 s this returns None."""
+    request_id, slot = outgoing.start("slow", [])
+    if style == "lsp":
+        outgoing.notify("$/cancelRequest", {"id": request_id})
+    else:
+        outgoing.notify("notifications/cancelled", {"requestId": request_id, "reason": "no longer needed"})
+    if not slot["event"].wait(10 if style == "lsp" else 2) or "answer" not in slot:
+        return None
+    return slot["answer"]
 
 
 @dispatcher.add_method

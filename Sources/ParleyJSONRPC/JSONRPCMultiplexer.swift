@@ -53,6 +53,8 @@ package final class JSONRPCMultiplexer: Sendable {
 
     private let state = LockedState(State())
     private let router: JSONRPCRouter?
+    /// The peer's requests being handled, for its cancellations.
+    private let requests = JSONRPCRequestTasks()
     private let incomingContinuation: AsyncStream<JSONRPCIncoming>.Continuation
     package let incoming: AsyncStream<JSONRPCIncoming>
 
@@ -195,12 +197,14 @@ package final class JSONRPCMultiplexer: Sendable {
             case .object(let members)? = try? JSONDecoder().decode(JSONValue.self, from: message),
             case .string(let method)? = members["method"]
         {
+            requests.cancel(method: method, params: members["params"], using: (router ?? JSONRPCRouter()).cancellations)
             notify(JSONRPCIncoming(method: method, params: members["params"], id: nil))
             return
         }
         let router = self.router ?? JSONRPCRouter()
+        guard let handling = router.intake(message, tasks: requests) else { return }
         Task {
-            if let answer = await router.handle(message) { try? await write(answer) }
+            if let answer = await handling() { try? await write(answer) }
         }
     }
 

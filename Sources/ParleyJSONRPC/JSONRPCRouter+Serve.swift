@@ -10,7 +10,9 @@ extension JSONRPCRouter {
     /// try await router.serve(input: .standardInput, output: .standardOutput, framing: .newlineDelimited)
     /// ```
     ///
-    /// Messages are handled concurrently, each answer written as soon as its handler returns. When the input
+    /// Messages are handled concurrently, each answer written as soon as its handler returns. The peer's cancellation
+    /// notifications (``cancellations``: LSP's `$/cancelRequest`, MCP's `notifications/cancelled`) cancel the handler
+    /// of the request they name. When the input
     /// ends, this waits until every answer has been written, then returns. Only this side speaks when spoken
     /// to: a server that also calls its client or sends it notifications uses a ``JSONRPCStreamChannel`` with
     /// this router instead.
@@ -56,10 +58,12 @@ extension JSONRPCRouter {
             closedReason: "The JSON-RPC output is closed."
         )
         let writeFailure = LockedState<ParleyError?>(nil)
+        let tasks = JSONRPCRequestTasks()
         await withTaskGroup(of: Void.self) { group in
             for await message in messages {
+                guard let handling = intake(message, tasks: tasks) else { continue }
                 group.addTask {
-                    guard let answer = await handle(message) else { return }
+                    guard let answer = await handling() else { return }
                     guard writeFailure.withLock({ $0 }) == nil else { return }
                     do throws(ParleyError) {
                         try await writer.write(framing.frame(answer))

@@ -27,6 +27,11 @@ public struct JSONRPCRouter: Sendable {
     public var encoder: JSONEncoder
     /// Decodes parameters.
     public var decoder: JSONDecoder
+    /// The peer's cancellation notifications this router honours when it serves a connection (``serve(input:output:framing:maxMessageSize:)``,
+    /// or a channel's peer): the handler of the request named is cancelled (its task sees `Task.isCancelled`, and
+    /// `Task.sleep` throws), and the request is answered as the cancellation says (LSP: `-32800`; MCP: no answer).
+    /// Both by default; empty to ignore them. A handler registered for the same method still runs.
+    public var cancellations: [JSONRPCCancellation] = [.lsp, .mcp]
 
     /// A router with no methods.
     public init(encoder: JSONEncoder = JSONEncoder(), decoder: JSONDecoder = JSONDecoder()) {
@@ -76,6 +81,24 @@ public struct JSONRPCRouter: Sendable {
         _ handler: @escaping @Sendable (Method.Params) async throws -> Method.Result
     ) where Method.Params: Decodable, Method.Result: Encodable {
         register(Method.name, handler)
+    }
+
+    /// Takes in one message of a connection, in arrival order: a cancellation notification cancels the request it
+    /// names at once; a request is reserved so that a later cancellation finds it. Returns the handling to run
+    /// (concurrently with others), or `nil` when there is nothing more to do.
+    package func intake(_ message: Data, tasks: JSONRPCRequestTasks) -> (@Sendable () async -> Data?)? {
+        guard case .object(let members)? = try? decoder.decode(JSONValue.self, from: message),
+            case .string(let method)? = members["method"]
+        else {
+            return { @Sendable in await handle(message) }
+        }
+        guard let id = members["id"] else {
+            let cancelled = tasks.cancel(method: method, params: members["params"], using: cancellations)
+            if cancelled, handlers[method] == nil { return nil }
+            return { @Sendable in await handle(message) }
+        }
+        guard tasks.reserve(id) else { return { @Sendable in await handle(message) } }
+        return { @Sendable in await tasks.run(id) { await handle(message) } }
     }
 
     /// Answers one incoming message: a response object, an array of them for a batch, or `nil` when nothing

@@ -29,6 +29,54 @@ struct JSONRPCRouterServeTests {
         return (try fromServer.fileHandleForReading.readToEnd() ?? Data(), failure)
     }
 
+    /// A router whose `slow` waits until its task is cancelled, and says so on `cancelled`.
+    static func slowRouter() -> (JSONRPCRouter, AsyncStream<String>) {
+        let (cancelled, continuation) = AsyncStream.makeStream(of: String.self)
+        var router = JSONRPCRouter()
+        router.register("slow") { () async throws -> Int in
+            do {
+                try await Task.sleep(for: .seconds(3600))
+            } catch {
+                continuation.yield("cancelled")
+                throw error
+            }
+            return 1
+        }
+        return (router, cancelled)
+    }
+
+    @Test(
+        "a peer's cancellation cancels the handler's task: $/cancelRequest answers -32800, notifications/cancelled nothing",
+        arguments: [("lsp", true), ("mcp", false)]
+    )
+    func peerCancellation(style: String, answered: Bool) async throws {
+        let (router, cancelled) = Self.slowRouter()
+        let cancel =
+            style == "lsp"
+            ? #"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"s1"}}"#
+            : #"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s1","reason":"no longer needed"}}"#
+        let input = Data((#"{"jsonrpc":"2.0","method":"slow","id":"s1"}"# + "\n" + cancel + "\n").utf8)
+        let toServer = Pipe()
+        let fromServer = Pipe()
+        try toServer.fileHandleForWriting.write(contentsOf: input)
+        try toServer.fileHandleForWriting.close()
+        try await router.serve(
+            input: toServer.fileHandleForReading,
+            output: fromServer.fileHandleForWriting,
+            framing: .newlineDelimited
+        )
+        try fromServer.fileHandleForWriting.close()
+        let output = try fromServer.fileHandleForReading.readToEnd() ?? Data()
+        var signals = cancelled.makeAsyncIterator()
+        #expect(await signals.next() == "cancelled")
+        if answered {
+            let answer = try JSONDecoder().decode(JSONValue.self, from: output)
+            #expect(answer == ["jsonrpc": "2.0", "error": ["code": -32800, "message": "Request cancelled"], "id": "s1"])
+        } else {
+            #expect(output.isEmpty, "\(String(decoding: output, as: UTF8.self))")
+        }
+    }
+
     @Test("newline framing: every answer is written before serve returns; notifications get none")
     func newlineDelimited() async throws {
         let input = """

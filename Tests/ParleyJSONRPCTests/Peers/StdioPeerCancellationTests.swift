@@ -75,4 +75,25 @@ struct StdioPeerCancellationTests {
         #expect(try await rpc.call(PeerCancellations()) == [])
         #expect(await peer.shutdown() == JSONRPCChildExit(code: 0))
     }
+
+    @Test(
+        "the peer cancels a request it made of us: the router's handler is cancelled; LSP answers -32800, MCP nothing",
+        arguments: [JSONRPCFraming.contentLength, .newlineDelimited]
+    )
+    func peerCancelsOurHandler(framing: JSONRPCFraming) async throws {
+        let style = framing == .contentLength ? "lsp" : "mcp"
+        let (router, cancelled) = JSONRPCRouterServeTests.slowRouter()
+        let peer = try StdioPeer.launch(framing, router: router)
+        let rpc = JSONRPCClient(channel: peer, timeout: .seconds(30))
+        let answer = try await rpc.call(DynamicMethod("ask_and_cancel", params: [.string(style)]))
+        var signals = cancelled.makeAsyncIterator()
+        #expect(await signals.next() == "cancelled")
+        if style == "lsp" {
+            #expect(answer["error"] == ["code": -32800, "message": "Request cancelled"], "\(answer)")
+            #expect(answer["id"]?.stringValue?.hasPrefix("peer-") == true)
+        } else {
+            #expect(answer == .null, "MCP: a cancelled request gets no answer; got \(answer)")
+        }
+        #expect(await peer.shutdown() == JSONRPCChildExit(code: 0))
+    }
 }
