@@ -197,6 +197,18 @@ def ask_and_cancel(style):
 
 
 @dispatcher.add_method
+def work(steps=2, workDoneToken=None, **_):
+    """Reports LSP work done progress on the client's token ($/progress begin, a report a step, end)."""
+    if workDoneToken is not None:
+        outgoing.notify("$/progress", {"token": workDoneToken, "value": {"kind": "begin", "title": "Working", "percentage": 0}})
+        for step in range(1, steps + 1):
+            value = {"kind": "report", "message": "step %d" % step, "percentage": step * 100 // (steps + 1)}
+            outgoing.notify("$/progress", {"token": workDoneToken, "value": value})
+        outgoing.notify("$/progress", {"token": workDoneToken, "value": {"kind": "end", "message": "done"}})
+    return "worked %d steps" % steps
+
+
+@dispatcher.add_method
 def hang():
     outgoing.notify("hanging", [])
     _stop_hanging.wait()

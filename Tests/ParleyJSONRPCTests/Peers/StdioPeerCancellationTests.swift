@@ -96,4 +96,21 @@ struct StdioPeerCancellationTests {
         }
         #expect(await peer.shutdown() == JSONRPCChildExit(code: 0))
     }
+
+    @Test("LSP work done progress: the call carries workDoneToken and its $/progress notifications arrive in order")
+    func lspProgress() async throws {
+        let peer = try StdioPeer.launch(.contentLength)
+        let rpc = JSONRPCClient(channel: peer, timeout: .seconds(30))
+        let call = rpc.call(DynamicMethod("work", params: ["steps": 3]), progress: .lsp)
+        var updates: [JSONRPCProgressUpdate] = []
+        for await update in call.progress { updates.append(update) }
+        #expect(try await call.value == "worked 3 steps")
+        #expect(updates.map(\.message) == ["Working", "step 1", "step 2", "step 3", "done"])
+        #expect(updates.map(\.progress) == [0, 25, 50, 75, 100])
+        #expect(updates.allSatisfy { $0.total == 100 && $0.params?["token"] == call.token })
+        // Positional parameters cannot carry a token: refused before anything is sent.
+        let refused = rpc.call(Sum(params: [1, 2]), progress: .lsp)
+        await expectParleyError(.invalidRequest) { try await refused.value }
+        #expect(await peer.shutdown() == JSONRPCChildExit(code: 0))
+    }
 }
