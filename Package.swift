@@ -99,6 +99,7 @@ let package = Package(
             dependencies: [
                 "Parley",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -83,8 +83,57 @@ def fail():
     raise JSONRPCDispatchException(code=-32010, message="Quota exceeded", data={"field": "amount"})
 
 
+# Calls per key of `limited` and of the status faults below, for the retry tests to count attempts.
+_attempts = {}
+_attempts_lock = threading.Lock()
+
+
+def _count(key):
+    with _attempts_lock:
+        _attempts[key] = _attempts.get(key, 0) + 1
+        return _attempts[key]
+
+
+@dispatcher.add_method
+def limited(key, failures):
+    """Answers -32005 "limit exceeded" (EIP-1474) to the first `failures` calls with `key`, then succeeds."""
+    attempt = _count("limited:" + key)
+    if attempt <= failures:
+        raise JSONRPCDispatchException(code=-32005, message="limit exceeded", data={"attempt": attempt})
+    return {"key": key, "attempt": attempt}
+
+
+@dispatcher.add_method
+def attempts(key):
+    """How many requests `limited` (key "limited:K") or a status fault (key "status:K") has seen."""
+    with _attempts_lock:
+        return _attempts.get(key, 0)
+
+
 app = Flask(__name__)
 app.add_url_rule("/rpc", view_func=JSONRPCAPI(dispatcher=dispatcher).as_view(), methods=["POST"])
+
+
+class StatusFaults:
+    """WSGI middleware: a POST to /rpc/status/CODE/TIMES/KEY is answered CODE (with Retry-After: 0) the first TIMES
+    times for KEY, as an overloaded node or its rate limiter does, then served by the JSON-RPC view at /rpc."""
+
+    def __init__(self, app):
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        parts = environ.get("PATH_INFO", "").split("/")
+        if len(parts) == 6 and parts[1:3] == ["rpc", "status"]:
+            code, times, key = int(parts[3]), int(parts[4]), parts[5]
+            if _count("status:" + key) <= times:
+                length = int(environ.get("CONTENT_LENGTH") or 0)
+                if length:
+                    environ["wsgi.input"].read(length)
+                reason = {429: "Too Many Requests", 503: "Service Unavailable"}.get(code, "Fault")
+                start_response(f"{code} {reason}", [("Content-Type", "text/plain"), ("Retry-After", "0")])
+                return [b"busy"]
+            environ["PATH_INFO"] = "/rpc"
+        return self.app(environ, start_response)
 
 
 class ExchangeLog:
@@ -124,7 +173,7 @@ def main():
     arguments = parser.parse_args()
 
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request
-    application = ExchangeLog(app, arguments.log) if arguments.log else app
+    application = StatusFaults(ExchangeLog(app, arguments.log) if arguments.log else app)
     # threaded: one thread per connection, HTTP/1.1 keep-alive (Werkzeug switches to HTTP/1.1 when threaded).
     server = make_server("127.0.0.1", arguments.port, application, threaded=True)
     print(f"listening on http://127.0.0.1:{server.server_port}/rpc", flush=True)

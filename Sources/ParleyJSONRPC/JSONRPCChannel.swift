@@ -32,6 +32,12 @@ public protocol JSONRPCChannel: Sendable {
     /// - Returns: The peer's answer when `ids` is not empty; `nil` once sent when it is.
     func exchange(_ message: Data, ids: [JSONRPCID]) async throws(ParleyError) -> JSONRPCReply?
 
+    /// Sends one message described by `exchange` (its methods, ids, and whether it may be repeated), so that the
+    /// channel can name and treat it by method: ``HTTPChannel`` names the request after the method (logs, metrics,
+    /// spans) and lets retries repeat it when every call in it is repeatable. The default sends it with
+    /// ``exchange(_:ids:)``.
+    func exchange(_ message: Data, describing exchange: JSONRPCExchange) async throws(ParleyError) -> JSONRPCReply?
+
     /// The peer's notifications that `matcher` accepts for `key`, from now until the returned subscription is
     /// cancelled (or its consumer stops); they no longer reach the channel's other consumers. Calls with progress
     /// (``JSONRPCClient/call(_:progress:timeout:)``) watch their token this way.
@@ -41,6 +47,11 @@ public protocol JSONRPCChannel: Sendable {
 }
 
 extension JSONRPCChannel {
+    /// ``exchange(_:ids:)`` with the exchange's ids.
+    public func exchange(_ message: Data, describing exchange: JSONRPCExchange) async throws(ParleyError) -> JSONRPCReply? {
+        try await self.exchange(message, ids: exchange.ids)
+    }
+
     /// No notifications: `nil`.
     public func watch(_ matcher: JSONRPCSubscriptionMatcher, key: JSONValue) throws(ParleyError) -> JSONRPCSubscription? {
         nil
@@ -68,9 +79,23 @@ public struct HTTPChannel: JSONRPCChannel {
         self.headers = headers
     }
 
-    /// Posts the message and reads the answer.
+    /// Posts the message and reads the answer; the request is named "JSON-RPC POST" and not repeated.
     public func exchange(_ message: Data, ids: [JSONRPCID]) async throws(ParleyError) -> JSONRPCReply? {
-        let (data, head) = try await client.response(for: Post(path: path, headers: headers, message: message))
+        try await exchange(message, describing: JSONRPCExchange(methods: [], ids: ids, isRepeatable: false))
+    }
+
+    /// Posts the message, named after its method (the ``/Parley/Endpoint/name`` that logs, metrics and spans show),
+    /// idempotent for the client's retries when every call in it is repeatable; reads the answer.
+    public func exchange(_ message: Data, describing exchange: JSONRPCExchange) async throws(ParleyError) -> JSONRPCReply? {
+        let ids = exchange.ids
+        let post = Post(
+            path: path,
+            headers: headers,
+            message: message,
+            name: exchange.operationName,
+            isIdempotent: exchange.isRepeatable
+        )
+        let (data, head) = try await client.response(for: post)
         let status = head.status.code
         if (200...299).contains(status) {
             if ids.isEmpty { return nil }
@@ -106,9 +131,10 @@ public struct HTTPChannel: JSONRPCChannel {
         let path: Path
         let headers: Headers
         let message: Data
+        let name: String
+        let isIdempotent: Bool
         var method: HTTPRequest.Method { .post }
         var body: RequestBody { .bytes(message, contentType: "application/json") }
         var acceptableStatusCodes: StatusCodes? { .any }
-        var name: String { "JSON-RPC POST" }
     }
 }

@@ -1,4 +1,5 @@
 public import Parley
+public import Tracing
 
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
@@ -33,6 +34,12 @@ public struct JSONRPCClient: Sendable {
     /// What the peer is told when a call is cancelled or times out (``JSONRPCCancellation/lsp``,
     /// ``JSONRPCCancellation/mcp``); `nil` tells it nothing.
     public let cancellation: JSONRPCCancellation?
+    /// When repeatable calls are sent again; `nil` never.
+    public let retry: JSONRPCRetryPolicy?
+    /// Traces each call and batch as a CLIENT span with OpenTelemetry's JSON-RPC attributes (`rpc.system`,
+    /// `rpc.method`, `rpc.jsonrpc.request_id`, `rpc.jsonrpc.error_code` …), on every channel; over HTTP the request's
+    /// span is its child. `nil` traces nothing.
+    public let tracer: (any Tracer)?
     /// The cancellation notifications on their way, shared by the copies of this client.
     let notices = CancellationNotices()
 
@@ -43,7 +50,9 @@ public struct JSONRPCClient: Sendable {
         encoder: JSONEncoder = JSONEncoder(),
         decoder: JSONDecoder = JSONDecoder(),
         timeout: Duration? = nil,
-        cancellation: JSONRPCCancellation? = nil
+        cancellation: JSONRPCCancellation? = nil,
+        retry: JSONRPCRetryPolicy? = nil,
+        tracer: (any Tracer)? = nil
     ) {
         self.channel = channel
         self.ids = ids
@@ -51,6 +60,8 @@ public struct JSONRPCClient: Sendable {
         self.decoder = decoder
         self.timeout = timeout
         self.cancellation = cancellation
+        self.retry = retry
+        self.tracer = tracer
     }
 
     /// A client posting to `path` through `client` (its middlewares, transport and JSON coders apply).
@@ -60,7 +71,9 @@ public struct JSONRPCClient: Sendable {
         headers: Headers = [:],
         ids: any JSONRPCIDGenerator = SequentialIDs(),
         timeout: Duration? = nil,
-        cancellation: JSONRPCCancellation? = nil
+        cancellation: JSONRPCCancellation? = nil,
+        retry: JSONRPCRetryPolicy? = nil,
+        tracer: (any Tracer)? = nil
     ) {
         self.init(
             channel: HTTPChannel(client: client, path: path, headers: headers),
@@ -68,7 +81,9 @@ public struct JSONRPCClient: Sendable {
             encoder: client.configuration.jsonEncoder,
             decoder: client.configuration.jsonDecoder,
             timeout: timeout,
-            cancellation: cancellation
+            cancellation: cancellation,
+            retry: retry,
+            tracer: tracer
         )
     }
 
@@ -81,10 +96,49 @@ public struct JSONRPCClient: Sendable {
     ///   when the calling task was cancelled; either way the peer is then told (``cancellation``).
     public func call<Method: JSONRPCMethod>(_ method: Method, timeout: Duration? = nil) async throws(ParleyError) -> Method.Result
     {
+        guard let retry, method.isRepeatable else { return try await attempt(method, timeout: timeout) }
+        var attempt = 1
+        while true {
+            do throws(ParleyError) {
+                return try await self.attempt(method, timeout: timeout)
+            } catch {
+                guard attempt < retry.maxAttempts, retry.isRetryable(error), !Task.isCancelled else { throw error }
+                try await Self.wait(retry.backoff.delay(beforeAttempt: attempt))
+                attempt += 1
+            }
+        }
+    }
+
+    /// Waits `delay` before another attempt; throws ``/Parley/ParleyError/Kind/cancelled`` when the task is cancelled.
+    static func wait(_ delay: Duration) async throws(ParleyError) {
+        do {
+            try await Task.sleep(for: delay)
+        } catch {
+            throw ParleyError(.cancelled, "The JSON-RPC call was cancelled while it waited to be sent again.", underlying: error)
+        }
+    }
+
+    /// One attempt of `method`, with a new id, traced.
+    private func attempt<Method: JSONRPCMethod>(_ method: Method, timeout: Duration?) async throws(ParleyError) -> Method.Result {
         let id = ids.next()
         let name = method.methodName
+        guard let span = JSONRPCSpan(tracer: tracer, method: name, id: id) else {
+            return try await attempt(method, id: id, name: name, timeout: timeout)
+        }
+        return try await span.run { () async throws(ParleyError) in
+            try await attempt(method, id: id, name: name, timeout: timeout)
+        }
+    }
+
+    private func attempt<Method: JSONRPCMethod>(
+        _ method: Method,
+        id: JSONRPCID,
+        name: String,
+        timeout: Duration?
+    ) async throws(ParleyError) -> Method.Result {
         let message = try JSONRPCCoding.encode(RequestEnvelope(method: method, id: id), with: encoder, what: "call \(name)")
-        guard let reply = try await exchange(message, id: id, name: name, timeout: timeout ?? self.timeout) else {
+        let exchange = JSONRPCExchange(methods: [name], ids: [id], isRepeatable: method.isRepeatable)
+        guard let reply = try await self.exchange(message, exchange, name: name, timeout: timeout ?? self.timeout) else {
             throw ParleyError(.jsonRPCProtocol, "The channel returned no answer to the JSON-RPC call \(name) (id \(id)).")
         }
         let decoders = ResultDecoders([id: ResultDecoders.decoding(Method.Result.self)])
@@ -121,14 +175,15 @@ public struct JSONRPCClient: Sendable {
     /// call fails cancelled or out of time.
     private func exchange(
         _ message: Data,
-        id: JSONRPCID,
+        _ exchange: JSONRPCExchange,
         name: String,
         timeout limit: Duration?
     ) async throws(ParleyError)
         -> JSONRPCReply?
     {
+        let id = exchange.ids.first ?? .number(0)
         do throws(ParleyError) {
-            guard let limit else { return try await channel.exchange(message, ids: [id]) }
+            guard let limit else { return try await channel.exchange(message, describing: exchange) }
             do {
                 return try await Deadline.run(
                     within: limit,
@@ -139,7 +194,7 @@ public struct JSONRPCClient: Sendable {
                                 + "the JSONRPCClient's); raise it if the peer is legitimately this slow."
                         )
                     },
-                    { [channel] in try await channel.exchange(message, ids: [id]) }
+                    { [channel] in try await channel.exchange(message, describing: exchange) }
                 )
             } catch {
                 throw ParleyError.wrapping(error, as: .transport, "The JSON-RPC channel failed: \(error)")
@@ -185,7 +240,10 @@ public struct JSONRPCClient: Sendable {
             with: encoder,
             what: "notification \(method.methodName)"
         )
-        _ = try await channel.exchange(message, ids: [])
+        _ = try await channel.exchange(
+            message,
+            describing: JSONRPCExchange(methods: [method.methodName], ids: [], isRepeatable: false)
+        )
     }
 
     /// Sends the calls as one batch and returns each call's result, matched by id whatever order the server
@@ -229,8 +287,8 @@ public struct JSONRPCClient: Sendable {
     }
 
     /// Sends entries as one batch array; notifications get no slot in `outcomes`' meaning (their slot stays a
-    /// success of `()`), calls get theirs.
-    func send(
+    /// success of `()`), calls get theirs. Sent once: `send(_:)` retries.
+    func sendOnce(
         _ entries: [JSONRPCCoding.Entry]
     ) async throws(ParleyError) -> (outcomes: [Result<any Sendable, ParleyError>], unmatched: [ParleyError], unmatchedCount: Int)
     {
@@ -264,7 +322,18 @@ public struct JSONRPCClient: Sendable {
             calls.append((id, entry.name))
         }
         let message = try JSONRPCCoding.encode(envelopes, with: encoder, what: "batch")
-        let reply = try await channel.exchange(message, ids: calls.map(\.id))
+        let exchange = JSONRPCExchange(
+            methods: entries.map(\.name),
+            ids: calls.map(\.id),
+            isRepeatable: entries.allSatisfy { $0.decode == nil || $0.isRepeatable }
+        )
+        let reply: JSONRPCReply?
+        if let span = JSONRPCSpan(tracer: tracer, batch: exchange) {
+            reply = try await span.run { () async throws(ParleyError) in try await channel.exchange(message, describing: exchange)
+            }
+        } else {
+            reply = try await channel.exchange(message, describing: exchange)
+        }
         guard !calls.isEmpty else { return (slots.map { _ in .success(()) }, [], 0) }
         guard let reply else {
             throw ParleyError(.jsonRPCProtocol, "The channel returned no answer to a batch of \(calls.count) calls.")

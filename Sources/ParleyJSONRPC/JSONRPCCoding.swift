@@ -16,12 +16,20 @@ enum JSONRPCCoding {
         @usableFromInline let envelope: @Sendable (JSONRPCID?) -> AnyRequestEnvelope
         /// `nil` for a notification.
         @usableFromInline let decode: ResultDecoders.Decode?
+        /// Whether the call may be sent again (``JSONRPCMethod/isRepeatable``).
+        @usableFromInline let isRepeatable: Bool
 
         @inlinable
-        init(name: String, envelope: @escaping @Sendable (JSONRPCID?) -> AnyRequestEnvelope, decode: ResultDecoders.Decode?) {
+        init(
+            name: String,
+            envelope: @escaping @Sendable (JSONRPCID?) -> AnyRequestEnvelope,
+            decode: ResultDecoders.Decode?,
+            isRepeatable: Bool = false
+        ) {
             self.name = name
             self.envelope = envelope
             self.decode = decode
+            self.isRepeatable = isRepeatable
         }
 
         @inlinable
@@ -29,7 +37,8 @@ enum JSONRPCCoding {
             Entry(
                 name: method.methodName,
                 envelope: { id in AnyRequestEnvelope(method, id: id) },
-                decode: ResultDecoders.decoding(Method.Result.self)
+                decode: ResultDecoders.decoding(Method.Result.self),
+                isRepeatable: method.isRepeatable
             )
         }
 

@@ -26,11 +26,19 @@ public protocol JSONRPCMethod: Sendable {
 
     /// The parameters of this call.
     var params: Params { get }
+
+    /// Whether the call may be sent again with the same effect: a read such as `eth_call` or `eth_getBalance`.
+    /// Retries apply only to such calls: the HTTP ``/Parley/RetryMiddleware`` (status 429, 503 …, a broken
+    /// connection) and ``JSONRPCRetryPolicy`` (error codes such as `-32005`). `false` by default.
+    var isRepeatable: Bool { get }
 }
 
 extension JSONRPCMethod {
     /// ``name``.
     public var methodName: String { Self.name }
+
+    /// `false`: a call is not repeated unless it says so.
+    public var isRepeatable: Bool { false }
 }
 
 extension JSONRPCMethod where Params == JSONRPCNoParams {
@@ -66,11 +74,15 @@ public struct DynamicMethod: JSONRPCMethod {
     public let methodName: String
     /// The parameters, if any (must be `.array` or `.object`).
     public let dynamicParams: JSONValue?
+    /// Whether the call may be sent again with the same effect (see ``JSONRPCMethod/isRepeatable``).
+    public let isRepeatable: Bool
 
-    /// A call of `method` with `params` (`.array` for positional, `.object` for named, `nil` for none).
-    public init(_ method: String, params: JSONValue? = nil) {
+    /// A call of `method` with `params` (`.array` for positional, `.object` for named, `nil` for none); `repeatable`
+    /// when it may be sent again with the same effect (a read).
+    public init(_ method: String, params: JSONValue? = nil, repeatable: Bool = false) {
         self.methodName = method
         self.dynamicParams = params
+        self.isRepeatable = repeatable
     }
 
     /// The parameters as sent; see ``dynamicParams``.

@@ -84,4 +84,5 @@ struct WithParams<Base: JSONRPCMethod>: JSONRPCMethod {
     let base: Base
     let params: JSONValue?
     var methodName: String { base.methodName }
+    var isRepeatable: Bool { base.isRepeatable }
 }
