@@ -22,7 +22,7 @@ public import Parley
 /// sending `Last-Event-ID`. The `Mcp-Session-Id` the server assigns in its answer to `initialize` is sent with every
 /// later message, and so is `MCP-Protocol-Version` once negotiated. When the server answers `404` for the session
 /// (it expired), the channel starts a new one: it sends the `initialize` call and `notifications/initialized` it saw
-/// again, without a session, then the message. ``listen()`` opens the `GET` stream on which the server sends
+/// again, without a session, then the message. ``listen(reconnect:)`` opens the `GET` stream on which the server sends
 /// messages unprompted; ``close()`` ends the session with `DELETE`.
 ///
 /// The server's requests (on any stream) are answered by `router` (`-32601` without one), its answer `POST`ed
@@ -138,7 +138,7 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
         try multiplexer.watch(matcher, key: key)
     }
 
-    /// Ends the session: stops ``listen()``'s stream, sends `DELETE` with the session id (a server that does not allow
+    /// Ends the session: stops ``listen(reconnect:)``'s stream, sends `DELETE` with the session id (a server that does not allow
     /// it answers `405`, which is fine), and fails every later message.
     public func close() async {
         let (listener, id) = session.withLock { state -> (Task<Void, Never>?, String?) in

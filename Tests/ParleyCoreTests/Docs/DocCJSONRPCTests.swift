@@ -6,6 +6,7 @@ import ParleyAsyncHTTPClient
 import ParleyDemoServer
 import ParleyJSONRPC
 import Testing
+import Tracing
 
 @testable import ParleyTestSupport
 
@@ -54,6 +55,13 @@ enum DocCJSONRPC {
         let params: Params
     }
 
+    struct BlockSum: JSONRPCMethod {
+        typealias Result = Int
+        static let name = "sum"
+        let params: [Int]
+        var isRepeatable: Bool { true }     // a read: safe to send again
+    }
+
     struct Shortfall: Decodable, Sendable {
         let balance: Int
     }
@@ -77,6 +85,12 @@ extension DocCJSONRPC {
             print(try await rpc.call(NamedSubtract(params: .init(minuend: 42, subtrahend: 23))))    // 19
             print(try await rpc.call(DynamicMethod("get_data")))                                    // ["hello",5]
             try await rpc.notify(NotifyHello(params: [7]))
+            let node = JSONRPCClient(
+                http: Client(baseURL: baseURL, middlewares: [.retry()]), path: "/rpc",
+                retry: JSONRPCRetryPolicy(maxAttempts: 4, retryableCodes: [-32005]), tracer: InstrumentationSystem.tracer
+            )
+            print(try await node.call(BlockSum(params: [1, 2])))                                     // 3
+            #expect(try await node.call(BlockSum(params: [1, 2])) == 3)
             let echoed = try await rpc.call(DynamicMethod("echo", params: ["newHeads", ["includeTransactions": true]]))
             print(echoed[path: 1, "includeTransactions"]?.boolValue ?? false)                         // true
             #expect(echoed[path: 1, "includeTransactions"]?.boolValue == true)
