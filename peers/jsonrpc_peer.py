@@ -17,6 +17,7 @@ import json
 import logging
 import sys
 import threading
+import time
 
 from flask import Flask
 from jsonrpc import Dispatcher
@@ -116,14 +117,18 @@ app.add_url_rule("/rpc", view_func=JSONRPCAPI(dispatcher=dispatcher).as_view(), 
 
 class StatusFaults:
     """WSGI middleware: a POST to /rpc/status/CODE/TIMES/KEY is answered CODE (with Retry-After: 0) the first TIMES
-    times for KEY, as an overloaded node or its rate limiter does, then served by the JSON-RPC view at /rpc."""
+    times for KEY, as an overloaded node or its rate limiter does, then served by the JSON-RPC view at /rpc; one to
+    /rpc/slow/MS is served after MS milliseconds."""
 
     def __init__(self, app):
         self.app = app
 
     def __call__(self, environ, start_response):
         parts = environ.get("PATH_INFO", "").split("/")
-        if len(parts) == 6 and parts[1:3] == ["rpc", "status"]:
+        if len(parts) == 4 and parts[1:3] == ["rpc", "slow"]:
+            time.sleep(int(parts[3]) / 1000)  # a slow node: every answer takes this many milliseconds
+            environ["PATH_INFO"] = "/rpc"
+        elif len(parts) == 6 and parts[1:3] == ["rpc", "status"]:
             code, times, key = int(parts[3]), int(parts[4]), parts[5]
             if _count("status:" + key) <= times:
                 length = int(environ.get("CONTENT_LENGTH") or 0)
