@@ -27,6 +27,9 @@ let testDependencies: [Target.Dependency] = [
     .product(name: "Tracing", package: "swift-distributed-tracing"),
     .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
     .product(name: "Instrumentation", package: "swift-distributed-tracing"),
+    .product(name: "Hummingbird", package: "hummingbird"),
+    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+    .product(name: "NIOCore", package: "swift-nio"),
 ]
 
 let package = Package(
