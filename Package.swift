@@ -30,6 +30,7 @@ let testDependencies: [Target.Dependency] = [
     .product(name: "Hummingbird", package: "hummingbird"),
     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
     .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "WSClient", package: "swift-websocket"),
 ]
 
 let package = Package(

@@ -5,8 +5,9 @@
                                    application/json or with an SSE stream; prints `listening on URL`
 
 Tools: add, shout (text content only), count (progress notifications), wait (records its cancellation),
-fail (an isError result), roots (asks the client for its roots), cancellations (what `wait` recorded).
-Cancellations are also appended, one request id a line, to the file named by PARLEY_MCP_LOG, if set.
+fail (an isError result), roots (asks the client for its roots), cancellations (the request ids of every
+notifications/cancelled received for a request in flight). Cancellations are also appended, one request id a line, to the file named by
+PARLEY_MCP_LOG, if set.
 """
 
 import asyncio
@@ -16,6 +17,7 @@ import sys
 
 from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
+from mcp.shared.session import RequestResponder
 
 mode = sys.argv[1] if len(sys.argv) > 1 else "stdio"
 answer = sys.argv[2] if len(sys.argv) > 2 else "sse"
@@ -40,17 +42,30 @@ async def count(n: int, ctx: Context) -> str:
     return f"counted to {n}"
 
 
+def _record_cancellation(request_id):
+    cancelled.append(request_id)
+    log = os.environ.get("PARLEY_MCP_LOG")
+    if log:
+        with open(log, "a") as file:
+            file.write(f"{request_id}\n")
+
+
+# Every notifications/cancelled the server receives for a request in flight is recorded, whether or not the request's
+# tool had started running (one cancelled before it ran is cancelled all the same); the SDK's handling goes on unchanged.
+_cancel = RequestResponder.cancel
+
+
+async def _recording_cancel(self):
+    _record_cancellation(str(self.request_id))
+    await _cancel(self)
+
+
+RequestResponder.cancel = _recording_cancel
+
+
 @server.tool(description="Waits, and records its cancellation.")
-async def wait(seconds: float, ctx: Context) -> str:
-    try:
-        await asyncio.sleep(seconds)
-    except asyncio.CancelledError:
-        cancelled.append(str(ctx.request_id))
-        log = os.environ.get("PARLEY_MCP_LOG")
-        if log:
-            with open(log, "a") as file:
-                file.write(f"{ctx.request_id}\n")
-        raise
+async def wait(seconds: float) -> str:
+    await asyncio.sleep(seconds)
     return f"waited {seconds} s"
 
 

@@ -1,3 +1,5 @@
+import Crypto
+import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -85,6 +87,14 @@ struct FaultResponder: Sendable {
             Self.send(answer.bytes, on: channel)
         case .hardening(let script):
             Self.respond(script, on: channel)
+        case .silentWebSocket(let key):
+            // RFC 6455 4.2.2: the accept value is base64(SHA-1(key + the protocol's GUID)).
+            let accept = Data(Insecure.SHA1.hash(data: Data((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").utf8)))
+                .base64EncodedString()
+            let head =
+                "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Accept: \(accept)\r\n\r\n"
+            Self.write(Array(head.utf8), on: channel)
         }
     }
 

@@ -47,6 +47,9 @@ enum FaultScript: Sendable, Equatable {
     case hostile(HostileAnswer)
     /// The hostile framing and size routes (``HardeningScript``).
     case hardening(HardeningScript)
+    /// `/websocket-silent`: a valid WebSocket upgrade (`101`, the right `Sec-WebSocket-Accept`), then nothing at all:
+    /// no frame, no pong, no close, as a connection left half-open by a dead peer or a dropped NAT entry.
+    case silentWebSocket(key: String)
 
     /// The script for `head`.
     init(_ head: FaultRequestHead) {
@@ -91,6 +94,12 @@ enum FaultScript: Sendable, Equatable {
                 return
             }
             self = .storm(key: query.first("key") ?? "", failures: failures, retryAfter: query.first("retry-after"))
+        case "/websocket-silent":
+            guard let key = head.fields.first(where: { $0.name.lowercased() == "sec-websocket-key" })?.value else {
+                self = .refuse(status: "400 Bad Request", reason: "a WebSocket upgrade needs Sec-WebSocket-Key")
+                return
+            }
+            self = .silentWebSocket(key: key)
         case "/gzip": self = .gzip
         case "/truncated-gzip": self = .truncatedGzip
         case "/dribble-head", "/dribble-body":

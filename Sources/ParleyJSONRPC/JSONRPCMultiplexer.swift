@@ -14,6 +14,27 @@ public struct JSONRPCIncoming: Sendable {
     public let params: JSONValue?
     /// The id, for a request; `nil` for a notification.
     public let id: JSONValue?
+    /// A gap marker, not a message: the subscription was issued again after the connection dropped, and notifications
+    /// may have been missed between the element before this one and the next (a subscription without a backfill
+    /// hook reports the gap this way). Its `method` is the subscription's, its `params` `nil`.
+    public let isGap: Bool
+
+    /// A message (for a backfill hook, which hands back the notifications a subscription missed).
+    public init(method: String, params: JSONValue?, id: JSONValue? = nil) {
+        self.init(method: method, params: params, id: id, isGap: false)
+    }
+
+    init(method: String, params: JSONValue?, id: JSONValue?, isGap: Bool) {
+        self.method = method
+        self.params = params
+        self.id = id
+        self.isGap = isGap
+    }
+
+    /// The gap marker of a subscription to `method`.
+    package static func gap(_ method: String) -> Self {
+        Self(method: method, params: nil, id: nil, isGap: true)
+    }
 }
 
 /// What a connection-oriented channel (byte streams, WebSocket) shares: pending calls routed by id, the
@@ -46,6 +67,8 @@ package final class JSONRPCMultiplexer: Sendable {
         var key: JSONValue?
         /// A watch whose key was known beforehand (a progress token): not subscribed again after a reconnect.
         var isWatch = false
+        /// The last notification handed to it: a backfill's cursor.
+        var last: JSONRPCIncoming?
         let continuation: AsyncThrowingStream<JSONRPCIncoming, any Error>.Continuation
     }
 
@@ -318,6 +341,25 @@ package final class JSONRPCMultiplexer: Sendable {
         releaseHeld()
     }
 
+    /// The gap marker of subscription `id` (its matcher's method).
+    package func gapMarker(for id: Int) -> JSONRPCIncoming {
+        .gap(state.withLock { $0.subscriptions[id]?.matcher.method } ?? "")
+    }
+
+    /// The last notification subscription `id` was handed.
+    package func lastNotification(of id: Int) -> JSONRPCIncoming? {
+        state.withLock { $0.subscriptions[id]?.last }
+    }
+
+    /// Hands `notification` (a gap marker, or a backfilled one) to subscription `id`, before its new key is bound.
+    package func yield(_ notification: JSONRPCIncoming, to id: Int) {
+        let continuation = state.withLock { state -> AsyncThrowingStream<JSONRPCIncoming, any Error>.Continuation? in
+            if !notification.isGap { state.subscriptions[id]?.last = notification }
+            return state.subscriptions[id]?.continuation
+        }
+        continuation?.yield(notification)
+    }
+
     /// Ends subscription `id` (its consumer cancelled it) without calling its `onEnd`; returns its last key.
     package func removeSubscription(_ id: Int) -> JSONValue? {
         let removed = state.withLock { $0.subscriptions.removeValue(forKey: id) }
@@ -343,7 +385,10 @@ package final class JSONRPCMultiplexer: Sendable {
         }
         let route = state.withLock { state -> Route in
             guard !state.subscriptions.isEmpty else { return .incoming }
-            if let subscription = Self.owner(of: notification, in: state) { return .subscription(subscription.continuation) }
+            if let (id, subscription) = Self.owner(of: notification, in: state) {
+                state.subscriptions[id]?.last = notification
+                return .subscription(subscription.continuation)
+            }
             if Self.mayBelongToPending(notification, in: state) {
                 state.held.append(notification)
                 return .held
@@ -365,7 +410,8 @@ package final class JSONRPCMultiplexer: Sendable {
             var unowned: [JSONRPCIncoming] = []
             var kept: [JSONRPCIncoming] = []
             for notification in state.held {
-                if let subscription = Self.owner(of: notification, in: state) {
+                if let (id, subscription) = Self.owner(of: notification, in: state) {
+                    state.subscriptions[id]?.last = notification
                     routed.append((subscription.continuation, notification))
                 } else if Self.mayBelongToPending(notification, in: state) {
                     kept.append(notification)
@@ -380,10 +426,10 @@ package final class JSONRPCMultiplexer: Sendable {
         for notification in unowned { incomingContinuation.yield(notification) }
     }
 
-    private static func owner(of notification: JSONRPCIncoming, in state: State) -> Subscription? {
-        state.subscriptions.values.first { subscription in
+    private static func owner(of notification: JSONRPCIncoming, in state: State) -> (Int, Subscription)? {
+        state.subscriptions.first { _, subscription in
             subscription.key.map { subscription.matcher.matches(notification, subscription: $0) } ?? false
-        }
+        }.map { ($0.key, $0.value) }
     }
 
     private static func mayBelongToPending(_ notification: JSONRPCIncoming, in state: State) -> Bool {

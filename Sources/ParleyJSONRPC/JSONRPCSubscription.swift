@@ -170,3 +170,8 @@ public struct JSONRPCReconnectPolicy: Sendable, Hashable {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
+
+/// Fetches the notifications a subscription missed while its connection was down, given the last one it received
+/// (`nil` when none had come yet): its cursor, such as a block number. The notifications it returns are handed to the
+/// subscription, in order, before the new ones.
+public typealias JSONRPCBackfill = @Sendable (_ last: JSONRPCIncoming?) async throws(ParleyError) -> [JSONRPCIncoming]

@@ -14,7 +14,7 @@ import WSClient
 /// JSON-RPC over one WebSocket connection (text messages), with hummingbird-project's `WSClient`.
 ///
 /// One connection multiplexes any number of concurrent calls, routed by id. The server's notifications
-/// arrive on ``incoming``, or on a ``/ParleyJSONRPC/JSONRPCSubscription`` made with ``subscribe(_:notifications:unsubscribe:)``;
+/// arrive on ``incoming``, or on a ``/ParleyJSONRPC/JSONRPCSubscription`` made with ``subscribe(_:notifications:unsubscribe:backfill:)``;
 /// its requests are answered by `router`. When the connection drops, every pending call fails at once with
 /// ``/Parley/ParleyError/Kind/transport``.
 ///
@@ -64,6 +64,8 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
         var task: Task<Void, Never>?
         /// How to issue each active subscription again, by the multiplexer's subscription id.
         var subscribeCalls: [Int: @Sendable () async throws(ParleyError) -> JSONValue] = [:]
+        /// The backfill hooks of the subscriptions that have one.
+        var backfills: [Int: JSONRPCBackfill] = [:]
     }
 
     private let url: String
@@ -80,7 +82,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     ///
     /// One stream for the channel, with one consumer: two tasks iterating it share its notifications (each gets some),
     /// they do not each get all. To fan out, iterate it in one task and hand each notification on, or make a
-    /// ``subscribe(_:notifications:unsubscribe:)`` per interest.
+    /// ``subscribe(_:notifications:unsubscribe:backfill:)`` per interest.
     public var incoming: AsyncStream<JSONRPCIncoming> { multiplexer.incoming }
 
     /// What the connection does (the newest 256 events are kept for a slow reader).
@@ -109,6 +111,9 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     ///   - headers: Extra header fields for the upgrade request (such as `Authorization`).
     ///   - reconnect: How to connect again after a drop; `nil` (the default) closes the channel instead.
     ///   - maxMessageSize: The largest message accepted from the server (default 16 MiB).
+    ///   - pingInterval: How often a ping goes out; a connection whose pong has not come back by the next ping is
+    ///     taken as dead (half-open: the peer vanished without closing) and dropped, so the reconnect policy starts.
+    ///     30 s by default: a dead connection is noticed within a minute. `nil` sends no pings.
     /// - Throws: ``/Parley/ParleyError/Kind/transport`` when the first connection or its upgrade fails (it is not
     ///   retried: a wrong URL should fail at once); ``/Parley/ParleyError/Kind/invalidRequest`` for an illegal header.
     public static func connect(
@@ -116,11 +121,13 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
         router: JSONRPCRouter? = nil,
         headers: Headers = [:],
         reconnect: JSONRPCReconnectPolicy? = nil,
-        maxMessageSize: Int = 16 * 1024 * 1024
+        maxMessageSize: Int = 16 * 1024 * 1024,
+        pingInterval: Duration? = .seconds(30)
     ) async throws(ParleyError) -> JSONRPCWebSocketChannel {
         var configuration = WebSocketClientConfiguration()
         configuration.maxFrameSize = maxMessageSize
         configuration.additionalHeaders = try headers.httpFields()
+        configuration.autoPing = pingInterval.map { .enabled(timePeriod: max($0, .milliseconds(10))) } ?? .disabled
         let channel = JSONRPCWebSocketChannel(
             url: url,
             configuration: configuration,
@@ -145,14 +152,16 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
         router: JSONRPCRouter? = nil,
         headers: Headers = [:],
         reconnect: JSONRPCReconnectPolicy? = nil,
-        maxMessageSize: Int = 16 * 1024 * 1024
+        maxMessageSize: Int = 16 * 1024 * 1024,
+        pingInterval: Duration? = .seconds(30)
     ) async throws(ParleyError) -> JSONRPCWebSocketChannel {
         try await connect(
             to: url.absoluteString,
             router: router,
             headers: headers,
             reconnect: reconnect,
-            maxMessageSize: maxMessageSize
+            maxMessageSize: maxMessageSize,
+            pingInterval: pingInterval
         )
     }
 
@@ -174,14 +183,28 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     /// subscription arrive on the returned sequence, not on ``incoming``.
     ///
     /// With a reconnect policy the subscribe call is issued again on every new connection and the sequence
-    /// continues; its new result becomes the subscription's key. When the consumer stops iterating, the
+    /// continues; its new result becomes the subscription's key. The server's events between the drop and the new
+    /// subscription are missed: the sequence says so with a gap marker (an element whose
+    /// ``/ParleyJSONRPC/JSONRPCIncoming/isGap`` is `true`), or, with a `backfill` hook, holds the new notifications
+    /// while the hook fetches what was missed from the last notification seen (its cursor: a block number, a
+    /// sequence id) and hands the hook's notifications on first. When the consumer stops iterating, the
     /// `unsubscribe` method (if given) is called with the key as its one positional parameter.
+    ///
+    /// ```swift
+    /// let heads = try await channel.subscribe(
+    ///     DynamicMethod("eth_subscribe", params: ["newHeads"]),
+    ///     notifications: .parameter("subscription", of: "eth_subscription"),
+    ///     unsubscribe: "eth_unsubscribe",
+    ///     backfill: { last in try await headsSince(last) }    // the heads after the last one seen
+    /// )
+    /// ```
     ///
     /// - Throws: The subscribe call's failure (a `ParleyError` of kind `jsonRPCError` when the server refused).
     public func subscribe<Method: JSONRPCMethod>(
         _ method: Method,
         notifications matcher: JSONRPCSubscriptionMatcher,
-        unsubscribe: String? = nil
+        unsubscribe: String? = nil,
+        backfill: JSONRPCBackfill? = nil
     ) async throws(ParleyError) -> JSONRPCSubscription {
         // UUID ids: the channel's own calls can never collide with the ids of the user's clients.
         let rpc = JSONRPCClient(channel: self, ids: UUIDIDs())
@@ -196,11 +219,17 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
         let (id, stream) = try multiplexer.addSubscription(matcher) { [weak self] id, key in
             // The consumer stopped iterating, or the subscription failed or closed.
             guard let self else { return }
-            _ = self.state.withLock { $0.subscribeCalls.removeValue(forKey: id) }
+            self.state.withLock { state in
+                state.subscribeCalls[id] = nil
+                state.backfills[id] = nil
+            }
             guard let key, self.isOpen else { return }
             Task { await unsubscribeCall(key) }
         }
-        state.withLock { $0.subscribeCalls[id] = subscribeCall }
+        state.withLock { state in
+            state.subscribeCalls[id] = subscribeCall
+            state.backfills[id] = backfill
+        }
         do throws(ParleyError) {
             multiplexer.bindSubscription(id, key: try await subscribeCall())
         } catch {
@@ -225,13 +254,43 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
             return (nil, state.task)
         }
         finish(reason: "it was closed")
-        if let writer {
-            try? await writer.close(.normalClosure, reason: nil)
-        } else {
-            task?.cancel()
+        guard let task else { return }
+        guard let writer else {
+            task.cancel()
+            return await task.value
         }
-        await task?.value
+        // Not awaited: against a peer that stopped reading, even writing the close frame can wait.
+        Task { try? await writer.close(.normalClosure, reason: nil) }
+        // The server answers with its own close frame, or closes the connection. One that does neither (a half-open
+        // connection, a dead peer) gets the close timeout, then the connection's task is cancelled; WSClient 1.6.2
+        // keeps reading such a connection even then (README, known limitations), so the wait stays bounded.
+        if await Self.finishes(task, within: Self.closeTimeout) { return }
+        task.cancel()
+        if await Self.finishes(task, within: Self.closeTimeout) { return }
+        logger.warning("The WebSocket to \(url) did not finish its closing handshake; its connection is left to the system.")
     }
+
+    /// Whether `task` ends within `limit`. (Awaiting a task's value ignores cancellation, so a deadline's task group
+    /// could not bound it: the two race on a stream instead.)
+    private static func finishes(_ task: Task<Void, Never>, within limit: Duration) async -> Bool {
+        let (outcome, continuation) = AsyncStream.makeStream(of: Bool.self)
+        Task {
+            await task.value
+            continuation.yield(true)
+        }
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            continuation.yield(false)
+        }
+        var iterator = outcome.makeAsyncIterator()
+        let finished = await iterator.next() ?? false
+        timer.cancel()
+        continuation.finish()
+        return finished
+    }
+
+    /// How long ``close()`` waits for the server's part of the closing handshake.
+    static let closeTimeout: Duration = .seconds(2)
 
     // MARK: The connection
 
@@ -352,13 +411,16 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
 
     /// Issues every active subscription again on a new connection.
     private func resubscribe(generation: Int) {
-        let calls = state.withLock { $0.subscribeCalls }
+        let (calls, backfills) = state.withLock { ($0.subscribeCalls, $0.backfills) }
         guard !calls.isEmpty else { return }
         Task {
             var failed = 0
             for (id, call) in calls.sorted(by: { $0.key < $1.key }) {
                 do throws(ParleyError) {
-                    multiplexer.bindSubscription(id, key: try await call())
+                    let key = try await call()
+                    // Before the new key is bound, so that the new notifications (held meanwhile) come after.
+                    await fillGap(of: id, backfill: backfills[id])
+                    multiplexer.bindSubscription(id, key: key)
                 } catch  where error.kind == .transport {
                     // The new connection dropped too: the next one issues it again.
                     failed += 1
@@ -369,6 +431,20 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
                 }
             }
             eventsContinuation.yield(.resubscribed(generation: generation, count: calls.count - failed, failed: failed))
+        }
+    }
+
+    /// Hands subscription `id` what its backfill hook fetched since its last notification, or a gap marker when it
+    /// has no hook or the hook failed.
+    private func fillGap(of id: Int, backfill: JSONRPCBackfill?) async {
+        let last = multiplexer.lastNotification(of: id)
+        let marker = multiplexer.gapMarker(for: id)
+        guard let backfill else { return multiplexer.yield(marker, to: id) }
+        do throws(ParleyError) {
+            for notification in try await backfill(last) { multiplexer.yield(notification, to: id) }
+        } catch {
+            logger.warning("The backfill of a subscription failed, so it reports a gap instead: \(error)")
+            multiplexer.yield(marker, to: id)
         }
     }
 

@@ -43,6 +43,8 @@ struct MCPTargetOptions: ParsableArguments {
 struct MCPSessionRunner {
     let options: MCPTargetOptions
     let url: String?
+    /// Whether `--timeout` bounds only the tool call (`parley mcp call`), not every call of the session.
+    var callTimeout = false
 
     /// Opens the session, runs `body`, closes it; maps failures to the exit statuses.
     func run(_ body: (MCPClient) async throws -> Int32) async throws {
@@ -59,7 +61,7 @@ struct MCPSessionRunner {
                     router: Self.router
                 )
                 child = channel
-                mcp = MCPClient(channel: channel, timeout: options.duration)
+                mcp = MCPClient(channel: channel, timeout: callTimeout ? nil : options.duration)
             } else {
                 guard let url, let endpoint = URL(string: url), let scheme = endpoint.scheme?.lowercased(),
                     scheme == "http" || scheme == "https"
@@ -68,10 +70,12 @@ struct MCPSessionRunner {
                 }
                 let channel = MCPStreamableHTTPChannel(client: Client(baseURL: endpoint), router: Self.router)
                 http = channel
-                mcp = MCPClient(channel: channel, timeout: options.duration)
+                mcp = MCPClient(channel: channel, timeout: callTimeout ? nil : options.duration)
             }
             do {
-                try await mcp.initialize(capabilities: ["roots": ["listChanged": false]])
+                // A server that never answers initialize must not hang the command: 30 s at least.
+                let initializeLimit = max(options.duration ?? .seconds(30), .seconds(30))
+                try await mcp.initialize(capabilities: ["roots": ["listChanged": false]], timeout: initializeLimit)
                 status = try await body(mcp)
             } catch let error as ParleyError {
                 FileHandle.standardError.write(Data("parley: \(error)\n".utf8))
@@ -194,8 +198,9 @@ struct MCPCallCommand: AsyncParsableCommand {
         let tool = rest.first ?? ""
         let arguments = try arguments()
         let showProgress = progress
-        try await MCPSessionRunner(options: target, url: url).run { mcp in
-            let call = mcp.callTool(tool, arguments: arguments, progress: .mcp)
+        let timeout = target.duration
+        try await MCPSessionRunner(options: target, url: url, callTimeout: true).run { mcp in
+            let call = mcp.callTool(tool, arguments: arguments, timeout: timeout, progress: .mcp)
             let printer = Task {
                 for await update in call.progress where showProgress {
                     var line = "progress: \(Self.number(update.progress))"

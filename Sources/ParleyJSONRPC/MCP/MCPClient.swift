@@ -37,17 +37,21 @@ public struct MCPClient: Sendable {
     ///   - protocolVersion: The version asked for; the server may choose another, which the result says.
     ///   - capabilities: What this client offers (such as `["roots": [:]]` when its channel's router answers
     ///     `roots/list`).
+    ///   - timeout: The time `initialize` may wait for its answer; `nil` for the client's.
     @discardableResult
     public func initialize(
         clientInfo: MCPImplementation = MCPImplementation(name: "parley", version: "1.0"),
         protocolVersion: String = latestProtocolVersion,
-        capabilities: JSONValue = [:]
+        capabilities: JSONValue = [:],
+        timeout: Duration? = nil
     ) async throws(ParleyError) -> MCPInitializeResult {
         let result = try await rpc.call(
-            MCPInitialize(protocolVersion: protocolVersion, capabilities: capabilities, clientInfo: clientInfo)
+            MCPInitialize(protocolVersion: protocolVersion, capabilities: capabilities, clientInfo: clientInfo),
+            timeout: timeout
         )
         try await rpc.notify(DynamicMethod("notifications/initialized"))
-        (rpc.channel as? MCPStreamableHTTPChannel)?.listen()
+        // Open before returning: a server sends its requests (roots/list …) on this stream, and drops them while none is open.
+        await (rpc.channel as? MCPStreamableHTTPChannel)?.listen()
         return result
     }
 

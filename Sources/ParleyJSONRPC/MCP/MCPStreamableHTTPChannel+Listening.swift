@@ -12,17 +12,29 @@ extension MCPStreamableHTTPChannel {
     /// `notifications/tools/list_changed`), and keeps it open until ``close()``: a stream that ends or breaks is
     /// opened again after `reconnect`'s wait, sending `Last-Event-ID` when the server gave ids.
     ///
-    /// Call it after `initialize`, so the stream belongs to the session. A server that offers no such stream answers
-    /// `405`, and then the channel stops asking; so it does when the session is gone (`404`). Calling it again while
-    /// it listens does nothing.
-    public func listen(reconnect: JSONRPCReconnectPolicy = .default) {
-        session.withLock { state in
-            guard state.listener == nil, !state.closed else { return }
-            state.listener = Task { [self] in await runListener(reconnect) }
+    /// Call it after `initialize`, so the stream belongs to the session. It returns once the server answered the first
+    /// `GET` (the stream is open, or refused), so that nothing the server sends from then on is missed. A server that
+    /// offers no such stream answers `405`, and then the channel stops asking; so it does when the session is gone
+    /// (`404`). Calling it again while it listens does nothing.
+    public func listen(reconnect: JSONRPCReconnectPolicy = .default) async {
+        let (opened, continuation) = AsyncStream.makeStream(of: Void.self)
+        let started = session.withLock { state -> Bool in
+            guard state.listener == nil, !state.closed else { return false }
+            state.listener = Task { [self] in await runListener(reconnect, opened: continuation) }
+            return true
         }
+        guard started else { return }
+        // A server that takes the GET and never answers its head holds up no one for long.
+        let patience = Task {
+            try? await Task.sleep(for: .seconds(10))
+            continuation.yield()
+        }
+        for await _ in opened { break }
+        patience.cancel()
     }
 
-    private func runListener(_ policy: JSONRPCReconnectPolicy) async {
+    private func runListener(_ policy: JSONRPCReconnectPolicy, opened: AsyncStream<Void>.Continuation) async {
+        defer { opened.finish() }
         var lastEventID = ""
         var failures = 0
         while !Task.isCancelled {
@@ -31,6 +43,7 @@ extension MCPStreamableHTTPChannel {
             if !lastEventID.isEmpty { fields.set("Last-Event-ID", lastEventID) }
             do throws(ParleyError) {
                 let streamed = try await client.stream(Message(path: path, headers: fields, method: .get))
+                opened.yield()
                 let code = streamed.response.status.code
                 if code == 405 || code == 404 { return }
                 if (200...299).contains(code), Self.mediaType(of: streamed.response) == "text/event-stream" {
@@ -48,6 +61,7 @@ extension MCPStreamableHTTPChannel {
             } catch {
                 // Broken or refused: tried again below, within the policy.
             }
+            opened.yield()  // the first attempt failed: the caller does not wait for the retries
             failures += 1
             if let limit = policy.maxAttempts, failures > limit { return }
             do {
