@@ -50,6 +50,8 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
         var initialized: Data?
         var listener: Task<Void, Never>?
         var closed = false
+        /// The new session being started after a 404 for the session `expired`.
+        var renewal: (expired: String?, task: Task<Void, any Error>)?
     }
 
     /// The server's notifications that no call's progress took, in arrival order.
@@ -103,25 +105,15 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
         } else if method == "notifications/initialized" {
             session.withLock { $0.initialized = message }
         }
+        // A message does not go out while a new session is being started: it waits and goes on the new one.
+        if method != "initialize", let renewal = session.withLock({ $0.renewal?.task }) { _ = try? await renewal.value }
+        let sentSession = sessionID
         do {
             return try await send(message, ids: ids, isInitialize: method == "initialize")
         } catch let expired as SessionExpired {
-            guard method != "initialize",
-                let (initialize, initialized) = session.withLock({ state in
-                    state.initialize.map { ($0, state.initialized) }
-                })
-            else {
-                throw expired.error
-            }
-            // The server forgot the session: a new one, as the specification asks, then the message again.
-            session.withLock { state in
-                state.id = nil
-                state.protocolVersion = nil
-            }
-            let initializeID = Self.id(of: initialize).map { [$0] } ?? []
+            guard method != "initialize", let renewal = renewal(of: sentSession) else { throw expired.error }
             do {
-                _ = try await send(initialize, ids: initializeID, isInitialize: true)
-                if let initialized { _ = try await send(initialized, ids: [], isInitialize: false) }
+                try await renewal.value
                 return try await send(message, ids: ids, isInitialize: false)
             } catch let again as SessionExpired {
                 throw again.error
@@ -130,6 +122,27 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
             }
         } catch {
             throw ParleyError.wrapping(error, as: .transport, "The MCP channel failed: \(error)")
+        }
+    }
+
+    /// The start of a new session, replacing `expired` (the server answered 404 for it), as the specification asks:
+    /// the `initialize` call and `notifications/initialized` seen before, sent again without a session. Messages that
+    /// meet the same 404 at once share one renewal; `nil` when no `initialize` was seen.
+    private func renewal(of expired: String?) -> Task<Void, any Error>? {
+        session.withLock { state -> Task<Void, any Error>? in
+            if let current = state.renewal { return current.task }
+            if state.id != expired { return Task {} }  // already renewed
+            guard let initialize = state.initialize else { return nil }
+            let initialized = state.initialized
+            state.id = nil
+            state.protocolVersion = nil
+            let task = Task { [self] in
+                defer { session.withLock { if $0.renewal?.expired == expired { $0.renewal = nil } } }
+                _ = try await send(initialize, ids: Self.id(of: initialize).map { [$0] } ?? [], isInitialize: true)
+                if let initialized { _ = try await send(initialized, ids: [], isInitialize: false) }
+            }
+            state.renewal = (expired, task)
+            return task
         }
     }
 

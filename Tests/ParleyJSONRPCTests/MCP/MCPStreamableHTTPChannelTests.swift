@@ -236,6 +236,25 @@ struct MCPStreamableHTTPChannelTests {
         }
     }
 
+    @Test("calls that meet the same 404 at once share one new session", arguments: TransportKind.allCases)
+    func expiredSessionConcurrently(transport: TransportKind) async throws {
+        try await withScriptedServer(.expiringSession, transport) { channel, mcp, server in
+            try await initialize(mcp)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<8 {
+                    group.addTask {
+                        let result = try await mcp.callTool("echo")
+                        #expect(result.structuredContent?["via"] == "json")
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(channel.sessionID == "session-2")
+            let initializes = server.posts.filter { $0.rpcMethod == "initialize" }
+            #expect(initializes.count == 2, "one initialize, and one for the new session: \(server.posts.map(\.rpcMethod))")
+        }
+    }
+
     /// Session ids the specification forbids (visible ASCII only, at most 1024 bytes), each with `LEAKED` in it.
     enum HostileSessionID: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case controlByte
