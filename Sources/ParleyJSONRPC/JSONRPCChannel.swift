@@ -1,4 +1,3 @@
-public import HTTPTypes
 public import Parley
 
 #if canImport(FoundationEssentials)
@@ -7,21 +6,7 @@ public import Parley
     public import Foundation
 #endif
 
-/// What a channel hands back for a message that expects an answer.
-public struct JSONRPCReply: Sendable {
-    /// The bytes of the peer's answer: one response object, or an array for a batch.
-    public var data: Data
-    /// The HTTP response head, on HTTP channels; errors carry it.
-    public var head: HTTPResponse?
-
-    /// A reply.
-    public init(data: Data, head: HTTPResponse? = nil) {
-        self.data = data
-        self.head = head
-    }
-}
-
-/// Carries encoded JSON-RPC messages to a peer and brings back its answers: HTTP (``HTTPChannel``), or any
+/// Carries encoded JSON-RPC messages to a peer and brings back its answers: HTTP (``JSONRPCHTTPChannel``), or any
 /// transport of yours.
 public protocol JSONRPCChannel: Sendable {
     /// Sends one message: a request, a notification or a batch.
@@ -33,7 +18,7 @@ public protocol JSONRPCChannel: Sendable {
     func exchange(_ message: Data, ids: [JSONRPCID]) async throws(ParleyError) -> JSONRPCReply?
 
     /// Sends one message described by `exchange` (its methods, ids, and whether it may be repeated), so that the
-    /// channel can name and treat it by method: ``HTTPChannel`` names the request after the method (logs, metrics,
+    /// channel can name and treat it by method: ``JSONRPCHTTPChannel`` names the request after the method (logs, metrics,
     /// spans) and lets retries repeat it when every call in it is repeatable. The default sends it with
     /// ``exchange(_:ids:)``.
     func exchange(_ message: Data, describing exchange: JSONRPCExchange) async throws(ParleyError) -> JSONRPCReply?
@@ -55,86 +40,5 @@ extension JSONRPCChannel {
     /// No notifications: `nil`.
     public func watch(_ matcher: JSONRPCSubscriptionMatcher, key: JSONValue) throws(ParleyError) -> JSONRPCSubscription? {
         nil
-    }
-}
-
-/// JSON-RPC over HTTP: each message is a `POST` through a Parley ``/Parley/Client``, so the client's middlewares
-/// (auth, retries, logging) and its transport apply.
-///
-/// An HTTP 2xx with an empty body (such as 204) is accepted exactly when no answer is expected
-/// (notifications). An HTTP error status fails with ``/Parley/ParleyError/Kind/unacceptableStatus``, unless its
-/// body is a JSON-RPC error object, which then fails the call as ``Parley/ParleyError/Kind/jsonRPCError``.
-public struct HTTPChannel: JSONRPCChannel {
-    /// The client the messages go through.
-    public let client: Client
-    /// The path of the JSON-RPC endpoint, relative to the client's base URL.
-    public let path: Path
-    /// Extra header fields for every message.
-    public let headers: Headers
-
-    /// A channel posting to `path` on `client`.
-    public init(client: Client, path: Path = "", headers: Headers = [:]) {
-        self.client = client
-        self.path = path
-        self.headers = headers
-    }
-
-    /// Posts the message and reads the answer; the request is named "JSON-RPC POST" and not repeated.
-    public func exchange(_ message: Data, ids: [JSONRPCID]) async throws(ParleyError) -> JSONRPCReply? {
-        try await exchange(message, describing: JSONRPCExchange(methods: [], ids: ids, isRepeatable: false))
-    }
-
-    /// Posts the message, named after its method (the ``/Parley/Endpoint/name`` that logs, metrics and spans show),
-    /// idempotent for the client's retries when every call in it is repeatable; reads the answer.
-    public func exchange(_ message: Data, describing exchange: JSONRPCExchange) async throws(ParleyError) -> JSONRPCReply? {
-        let ids = exchange.ids
-        let post = Post(
-            path: path,
-            headers: headers,
-            message: message,
-            name: exchange.operationName,
-            isIdempotent: exchange.isRepeatable
-        )
-        let (data, head) = try await client.response(for: post)
-        let status = head.status.code
-        if (200...299).contains(status) {
-            if ids.isEmpty { return nil }
-            guard !data.isEmpty else {
-                var error = ParleyError(
-                    .jsonRPCProtocol,
-                    "The server answered HTTP \(status) with an empty body, but the message waits for answers to the "
-                        + "ids \(ids.map(\.description).joined(separator: ", ")). A JSON-RPC server answers every call that "
-                        + "has an id; only notifications get no answer."
-                )
-                error.response = head
-                error.body = data
-                throw error
-            }
-            return JSONRPCReply(data: data, head: head)
-        }
-        if !ids.isEmpty, !data.isEmpty, JSONRPCCoding.looksLikeErrorResponse(data) {
-            return JSONRPCReply(data: data, head: head)
-        }
-        var error = ParleyError(
-            .unacceptableStatus,
-            ids.isEmpty
-                ? "The JSON-RPC server answered a notification with HTTP \(status) \(head.status.reasonPhrase)."
-                : "The JSON-RPC server answered HTTP \(status) \(head.status.reasonPhrase) without a JSON-RPC error object."
-        )
-        error.response = head
-        error.body = data.prefix(ParleyError.excerptLimit)
-        throw error
-    }
-
-    struct Post: Endpoint {
-        typealias Response = Data
-        let path: Path
-        let headers: Headers
-        let message: Data
-        let name: String
-        let isIdempotent: Bool
-        var method: HTTPRequest.Method { .post }
-        var body: RequestBody { .bytes(message, contentType: "application/json") }
-        var acceptableStatusCodes: StatusCodes? { .any }
     }
 }

@@ -76,7 +76,7 @@ public struct JSONRPCClient: Sendable {
         tracer: (any Tracer)? = nil
     ) {
         self.init(
-            channel: HTTPChannel(client: client, path: path, headers: headers),
+            channel: JSONRPCHTTPChannel(client: client, path: path, headers: headers),
             ids: ids,
             encoder: client.configuration.jsonEncoder,
             decoder: client.configuration.jsonDecoder,

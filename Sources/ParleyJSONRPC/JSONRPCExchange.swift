@@ -1,4 +1,4 @@
-/// What one message to the peer holds, for a channel that treats messages by method (``HTTPChannel``).
+/// What one message to the peer holds, for a channel that treats messages by method (``JSONRPCHTTPChannel``).
 public struct JSONRPCExchange: Sendable, Hashable {
     /// The methods of its calls and notifications, in order.
     public var methods: [String]

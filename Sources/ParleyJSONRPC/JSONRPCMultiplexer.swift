@@ -1,41 +1,10 @@
-public import Parley
+package import Parley
 
 #if canImport(FoundationEssentials)
     package import FoundationEssentials
 #else
     package import Foundation
 #endif
-
-/// A request or notification the peer sent to us.
-public struct JSONRPCIncoming: Sendable {
-    /// The method name.
-    public let method: String
-    /// The parameters, if any.
-    public let params: JSONValue?
-    /// The id, for a request; `nil` for a notification.
-    public let id: JSONValue?
-    /// A gap marker, not a message: the subscription was issued again after the connection dropped, and notifications
-    /// may have been missed between the element before this one and the next (a subscription without a backfill
-    /// hook reports the gap this way). Its `method` is the subscription's, its `params` `nil`.
-    public let isGap: Bool
-
-    /// A message (for a backfill hook, which hands back the notifications a subscription missed).
-    public init(method: String, params: JSONValue?, id: JSONValue? = nil) {
-        self.init(method: method, params: params, id: id, isGap: false)
-    }
-
-    init(method: String, params: JSONValue?, id: JSONValue?, isGap: Bool) {
-        self.method = method
-        self.params = params
-        self.id = id
-        self.isGap = isGap
-    }
-
-    /// The gap marker of a subscription to `method`.
-    package static func gap(_ method: String) -> Self {
-        Self(method: method, params: nil, id: nil, isGap: true)
-    }
-}
 
 /// What a connection-oriented channel (byte streams, WebSocket) shares: pending calls routed by id, the
 /// peer's requests answered by a router, its notifications delivered as a stream, and failing every pending

@@ -7,10 +7,10 @@ public import Parley
 #endif
 
 /// Sends the calls made within a short window as one batch (opt-in): a channel around another, most useful around
-/// an ``HTTPChannel`` to a node that charges or limits per request.
+/// an ``JSONRPCHTTPChannel`` to a node that charges or limits per request.
 ///
 /// ```swift
-/// let batching = JSONRPCBatchingChannel(HTTPChannel(client: client, path: "/rpc"), window: .milliseconds(5))
+/// let batching = JSONRPCBatchingChannel(JSONRPCHTTPChannel(client: client, path: "/rpc"), window: .milliseconds(5))
 /// let rpc = JSONRPCClient(channel: batching)
 /// async let a = rpc.call(Sum(params: [1, 2]))
 /// async let b = rpc.call(Subtract(params: [42, 23]))

@@ -10,7 +10,7 @@ public import Parley
 /// writes stick to one.
 ///
 /// ```swift
-/// let providers = urls.map { HTTPChannel(client: Client(baseURL: $0)) as any JSONRPCChannel }
+/// let providers = urls.map { JSONRPCHTTPChannel(client: Client(baseURL: $0)) as any JSONRPCChannel }
 /// let rpc = JSONRPCClient(channel: JSONRPCFailoverChannel(providers))
 /// let balance = try await rpc.call(GetBalance(address: address))      // isRepeatable: a read
 /// ```

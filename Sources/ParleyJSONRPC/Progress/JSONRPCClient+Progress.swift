@@ -18,7 +18,7 @@ extension JSONRPCClient {
     ///
     /// The token is generated (`"parley-"` and a UUID) and put in the parameters by `style`. Progress needs a channel
     /// that carries the peer's notifications: stdio, WebSocket and MCP Streamable HTTP do; over plain HTTP
-    /// (``HTTPChannel``) the call runs and ``JSONRPCProgressCall/progress`` ends with no update.
+    /// (``JSONRPCHTTPChannel``) the call runs and ``JSONRPCProgressCall/progress`` ends with no update.
     ///
     /// - Parameters:
     ///   - method: The call; its parameters must be named (a JSON object) or absent.

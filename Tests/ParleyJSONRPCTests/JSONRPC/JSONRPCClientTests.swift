@@ -103,7 +103,7 @@ struct JSONRPCHTTPTests {
             #expect(error?.status?.code == 503)
 
             let plainClient = JSONRPCClient(
-                channel: HTTPChannel(client: client, path: Path(percentEncoded: "/rpc/http-error/500?plain=1"))
+                channel: JSONRPCHTTPChannel(client: client, path: Path(percentEncoded: "/rpc/http-error/500?plain=1"))
             )
             let status = await expectParleyError(.unacceptableStatus) { try await plainClient.call(Sum(params: [1])) }
             #expect(status?.status?.code == 500)

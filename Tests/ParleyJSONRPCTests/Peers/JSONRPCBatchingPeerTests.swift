@@ -37,7 +37,7 @@ struct JSONRPCBatchingPeerTests {
             transport: AsyncHTTPClientTransport.shared,
             middlewares: [counter]
         )
-        let channel = JSONRPCBatchingChannel(HTTPChannel(client: client), window: window, maxBatchSize: maxBatchSize)
+        let channel = JSONRPCBatchingChannel(JSONRPCHTTPChannel(client: client), window: window, maxBatchSize: maxBatchSize)
         return (JSONRPCClient(channel: channel), counter)
     }
 

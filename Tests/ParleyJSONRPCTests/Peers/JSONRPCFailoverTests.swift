@@ -27,9 +27,9 @@ struct JSONRPCFailoverTests {
         let peer = try #require(JSONRPCPeer.url)
         let fast = try #require(URL(string: demo.baseURL))
         return [
-            HTTPChannel(client: Client(baseURL: refused, transport: AsyncHTTPClientTransport.shared)),
-            HTTPChannel(client: Client(baseURL: peer, transport: AsyncHTTPClientTransport.shared), path: "/slow/150"),
-            HTTPChannel(client: Client(baseURL: fast, transport: AsyncHTTPClientTransport.shared), path: "/rpc"),
+            JSONRPCHTTPChannel(client: Client(baseURL: refused, transport: AsyncHTTPClientTransport.shared)),
+            JSONRPCHTTPChannel(client: Client(baseURL: peer, transport: AsyncHTTPClientTransport.shared), path: "/slow/150"),
+            JSONRPCHTTPChannel(client: Client(baseURL: fast, transport: AsyncHTTPClientTransport.shared), path: "/rpc"),
         ]
     }
 
@@ -67,8 +67,8 @@ struct JSONRPCFailoverTests {
         let demo = try await DemoServer.start()
         defer { Task { await demo.stop() } }
         let peer = try #require(JSONRPCPeer.url)
-        let limited = HTTPChannel(client: Client(baseURL: peer, transport: AsyncHTTPClientTransport.shared))
-        let fast = HTTPChannel(
+        let limited = JSONRPCHTTPChannel(client: Client(baseURL: peer, transport: AsyncHTTPClientTransport.shared))
+        let fast = JSONRPCHTTPChannel(
             client: Client(baseURL: try #require(URL(string: demo.baseURL)), transport: AsyncHTTPClientTransport.shared),
             path: "/rpc"
         )
