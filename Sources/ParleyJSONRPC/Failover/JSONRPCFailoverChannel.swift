@@ -37,11 +37,14 @@ public final class JSONRPCFailoverChannel: JSONRPCChannel {
         var consecutiveFailures = 0
         var latency: Double?
         var restingUntil: ContinuousClock.Instant?
+        /// The read count when it last got a read.
+        var lastRead = 0
     }
 
     private struct State {
         var health: [Health]
         var writer: Int?
+        var reads = 0
     }
 
     private let state: LockedState<State>
@@ -148,15 +151,27 @@ public final class JSONRPCFailoverChannel: JSONRPCChannel {
         }
     }
 
-    /// The endpoint for a read: not resting, never measured first, then the lowest average latency; when all rest,
-    /// the one whose rest ends first.
+    /// The endpoint for a read: not resting, never measured first, then the lowest average latency (every
+    /// ``JSONRPCFailoverPolicy/explorationInterval`` reads, the one used least recently); when all rest, the one whose
+    /// rest ends first.
     private func readEndpoint(excluding tried: Set<Int>) -> Int {
         let now = clock.now
         return state.withLock { state in
             let candidates = state.health.indices.filter { !tried.contains($0) }
             let awake = candidates.filter { (state.health[$0].restingUntil.map { $0 <= now }) ?? true }
-            if let best = awake.min(by: { (state.health[$0].latency ?? -1) < (state.health[$1].latency ?? -1) }) { return best }
-            return candidates.min { (state.health[$0].restingUntil ?? now) < (state.health[$1].restingUntil ?? now) } ?? 0
+            let chosen: Int
+            if tried.isEmpty, let interval = policy.explorationInterval, (state.reads + 1) % interval == 0,
+                let stalest = awake.min(by: { state.health[$0].lastRead < state.health[$1].lastRead })
+            {
+                chosen = stalest
+            } else if let best = awake.min(by: { (state.health[$0].latency ?? -1) < (state.health[$1].latency ?? -1) }) {
+                chosen = best
+            } else {
+                chosen = candidates.min { (state.health[$0].restingUntil ?? now) < (state.health[$1].restingUntil ?? now) } ?? 0
+            }
+            if tried.isEmpty { state.reads += 1 }
+            state.health[chosen].lastRead = state.reads
+            return chosen
         }
     }
 

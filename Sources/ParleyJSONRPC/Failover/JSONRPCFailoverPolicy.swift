@@ -11,18 +11,24 @@ public struct JSONRPCFailoverPolicy: Sendable, Hashable {
     /// The error codes of an answer that mean the endpoint, not the call, failed (rate limits): a read that gets one
     /// is tried on the next endpoint.
     public var failoverCodes: Set<Int>
+    /// Every this many reads, one goes to the awake endpoint used least recently instead of the best, so that an
+    /// endpoint judged on an unlucky answer (a cold connection, a busy moment) is measured again; `nil` never.
+    public var explorationInterval: Int?
 
-    /// A policy: rest 5 s after a failure, up to 60 s; latency averaged with weight 0.3; `-32005` fails over.
+    /// A policy: rest 5 s after a failure, up to 60 s; latency averaged with weight 0.3; `-32005` fails over; every
+    /// 10th read measures another endpoint again.
     public init(
         rest: Duration = .seconds(5),
         maxRest: Duration = .seconds(60),
         latencyWeight: Double = 0.3,
-        failoverCodes: Set<Int> = [-32005]
+        failoverCodes: Set<Int> = [-32005],
+        explorationInterval: Int? = 10
     ) {
         self.rest = rest
         self.maxRest = max(maxRest, rest)
         self.latencyWeight = min(max(latencyWeight, 0.01), 1)
         self.failoverCodes = failoverCodes
+        self.explorationInterval = explorationInterval.map { max($0, 2) }
     }
 
     /// Whether `error` says the endpoint failed (it could not be reached or answered in time, or answered 429 or 5xx),

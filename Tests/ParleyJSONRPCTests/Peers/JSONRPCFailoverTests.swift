@@ -26,28 +26,32 @@ struct JSONRPCFailoverTests {
         let refused = try await DemoServer.closedPortURL()
         let peer = try #require(JSONRPCPeer.url)
         let fast = try #require(URL(string: demo.baseURL))
+        // A connection to the fast server is open before the test: its first answer is not its slowest.
+        let warm = JSONRPCClient(http: Client(baseURL: fast, transport: AsyncHTTPClientTransport.shared), path: "/rpc")
+        _ = try await warm.call(Sum(params: [0, 0]))
         return [
             JSONRPCHTTPChannel(client: Client(baseURL: refused, transport: AsyncHTTPClientTransport.shared)),
-            JSONRPCHTTPChannel(client: Client(baseURL: peer, transport: AsyncHTTPClientTransport.shared), path: "/slow/150"),
+            JSONRPCHTTPChannel(client: Client(baseURL: peer, transport: AsyncHTTPClientTransport.shared), path: "/slow/500"),
             JSONRPCHTTPChannel(client: Client(baseURL: fast, transport: AsyncHTTPClientTransport.shared), path: "/rpc"),
         ]
     }
 
-    @Test("reads skip the failing server, which rests, and settle on the fastest; every read succeeds")
+    @Test("reads skip the failing server, which rests, and favour the fastest, measured again now and then")
     func reads() async throws {
         let demo = try await DemoServer.start()
         defer { Task { await demo.stop() } }
-        let channel = JSONRPCFailoverChannel(try await endpoints(demo), policy: JSONRPCFailoverPolicy(rest: .seconds(60)))
+        let channel = JSONRPCFailoverChannel(
+            try await endpoints(demo),
+            policy: JSONRPCFailoverPolicy(rest: .seconds(60), latencyWeight: 0.7, explorationInterval: 5)
+        )
         let rpc = JSONRPCClient(channel: channel, timeout: .seconds(20))
         for index in 0..<20 { #expect(try await rpc.call(SumRead(params: [index, 1])) == index + 1) }
         let status = channel.status
         #expect(status[0].isResting)
         #expect(status[0].failures == 1, "the refused server was tried once, then rested: \(status)")
-        #expect(status[1].requests <= 4, "the slow server is measured, then left: \(status)")
-        #expect(status[2].requests >= 15, "the fast server takes the reads: \(status)")
-        let slow = try #require(status[1].averageLatency)
-        let fast = try #require(status[2].averageLatency)
-        #expect(slow > fast)
+        #expect(status[2].requests > status[1].requests, "the fast server takes most reads: \(status)")
+        #expect(status[1].requests >= 2, "the slow server is measured again now and then: \(status)")
+        #expect(status.map(\.requests).reduce(0, +) == 21, "20 reads, one of them tried twice")
     }
 
     @Test("writes stick to one server; a write that fails is not sent elsewhere, and the next moves on")
