@@ -292,7 +292,9 @@ package final class JSONRPCMultiplexer: Sendable {
         let (id, stream) = try addSubscription(matcher) { _, _ in }
         state.withLock { $0.subscriptions[id]?.isWatch = true }
         bindSubscription(id, key: key)
-        return JSONRPCSubscription(stream: stream) { [weak self] in _ = self?.removeSubscription(id) }
+        return JSONRPCSubscription(stream: stream, key: { [weak self] in self?.key(of: id) }) { [weak self] in
+            _ = self?.removeSubscription(id)
+        }
     }
 
     /// Marks every subscription as being subscribed again (after a reconnect); returns their ids.
@@ -308,6 +310,11 @@ package final class JSONRPCMultiplexer: Sendable {
     package func bindSubscription(_ id: Int, key: JSONValue) {
         state.withLock { $0.subscriptions[id]?.key = key }
         releaseHeld()
+    }
+
+    /// The key of subscription `id`, if it is bound.
+    package func key(of id: Int) -> JSONValue? {
+        state.withLock { $0.subscriptions[id]?.key }
     }
 
     /// The gap marker of subscription `id` (its matcher's method).

@@ -57,11 +57,21 @@ public struct JSONRPCSubscription: AsyncSequence, Sendable {
 
     let stream: AsyncThrowingStream<JSONRPCIncoming, any Error>
     let end: @Sendable () async -> Void
+    let currentKey: @Sendable () -> JSONValue?
 
-    package init(stream: AsyncThrowingStream<JSONRPCIncoming, any Error>, end: @escaping @Sendable () async -> Void) {
+    package init(
+        stream: AsyncThrowingStream<JSONRPCIncoming, any Error>,
+        key: @escaping @Sendable () -> JSONValue? = { nil },
+        end: @escaping @Sendable () async -> Void
+    ) {
         self.stream = stream
+        self.currentKey = key
         self.end = end
     }
+
+    /// The subscription's key as the peer knows it: the subscribe call's result (such as `eth_subscribe`'s id), or the
+    /// watched token. `nil` while it is being subscribed again after a reconnect, and once it ended.
+    public var key: JSONValue? { currentKey() }
 
     /// Ends the subscription: the sequence finishes, and the unsubscribe call (if the channel was given one)
     /// has been answered when this returns. Stopping the iteration also ends it, without waiting.

@@ -237,7 +237,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
             _ = state.withLock { $0.subscribeCalls.removeValue(forKey: id) }
             throw error
         }
-        return JSONRPCSubscription(stream: stream) { [weak self] in
+        return JSONRPCSubscription(stream: stream, key: { [weak self] in self?.multiplexer.key(of: id) }) { [weak self] in
             guard let self else { return }
             _ = self.state.withLock { $0.subscribeCalls.removeValue(forKey: id) }
             guard let key = self.multiplexer.removeSubscription(id), self.isOpen else { return }

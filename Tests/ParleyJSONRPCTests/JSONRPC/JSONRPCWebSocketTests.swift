@@ -149,6 +149,7 @@ struct JSONRPCWebSocketTests {
         // The snapshot the server pushes right after answering, then a published value.
         let snapshot = try await next(&iterator)
         let firstKey = try #require(snapshot.params?["subscription"]?.stringValue)
+        #expect(prices.key == .string(firstKey), "the subscription's key is the subscribe call's result")
         #expect(snapshot.params?["result"]?["n"] == .int(0))
         #expect(try await rpc.call(Publish(params: [.string("prices"), .int(1)])) == 1)
         #expect(try await next(&iterator).decodeParams(as: Int.self, at: "result") == 1)
@@ -165,6 +166,7 @@ struct JSONRPCWebSocketTests {
         #expect(!again.isGap)
         let secondKey = try #require(again.params?["subscription"]?.stringValue)
         #expect(secondKey != firstKey)
+        #expect(prices.key == .string(secondKey))
         #expect(again.params?["result"]?["n"] == .int(0))
         #expect(try await rpc.call(Publish(params: [.string("prices"), .int(2)])) == 1)
         #expect(try await next(&iterator).decodeParams(as: Int.self, at: "result") == 2)
