@@ -87,18 +87,20 @@ public struct JSONRPCRouter: Sendable {
     /// names at once; a request is reserved so that a later cancellation finds it. Returns the handling to run
     /// (concurrently with others), or `nil` when there is nothing more to do.
     package func intake(_ message: Data, tasks: JSONRPCRequestTasks) -> (@Sendable () async -> Data?)? {
-        guard case .object(let members)? = try? decoder.decode(JSONValue.self, from: message),
-            case .string(let method)? = members["method"]
-        else {
-            return { @Sendable in await handle(message) }
+        // Decoded once: the handling goes on from the value.
+        guard let parsed = try? decoder.decode(JSONValue.self, from: message) else {
+            return { @Sendable in Self.errorResponse(.parseError(), id: .null) }
+        }
+        guard case .object(let members) = parsed, case .string(let method)? = members["method"] else {
+            return { @Sendable in await handle(parsed: parsed) }
         }
         guard let id = members["id"] else {
             let cancelled = tasks.cancel(method: method, params: members["params"], using: cancellations)
             if cancelled, handlers[method] == nil { return nil }
-            return { @Sendable in await handle(message) }
+            return { @Sendable in await handle(parsed: parsed) }
         }
-        guard tasks.reserve(id) else { return { @Sendable in await handle(message) } }
-        return { @Sendable in await tasks.run(id) { await handle(message) } }
+        guard tasks.reserve(id) else { return { @Sendable in await handle(parsed: parsed) } }
+        return { @Sendable in await tasks.run(id) { await handle(parsed: parsed) } }
     }
 
     /// Answers one incoming message: a response object, an array of them for a batch, or `nil` when nothing
@@ -110,6 +112,11 @@ public struct JSONRPCRouter: Sendable {
         } catch {
             return Self.errorResponse(.parseError(), id: .null)
         }
+        return await handle(parsed: parsed)
+    }
+
+    /// ``handle(_:)`` for a message already decoded.
+    private func handle(parsed: JSONValue) async -> Data? {
         guard case .array(let elements) = parsed else {
             return await handleOne(parsed)
         }

@@ -25,16 +25,7 @@ public struct Transfer<Value: Sendable>: Sendable {
     /// The result, once the transfer is done. Cancelling the awaiting task cancels the transfer.
     public var value: Value {
         get async throws(ParleyError) {
-            let task = self.task
-            do {
-                return try await withTaskCancellationHandler {
-                    try await task.value
-                } onCancel: {
-                    task.cancel()
-                }
-            } catch {
-                throw ParleyError.wrapping(error, as: .transport, "The transfer failed: \(error)")
-            }
+            try await task.callerValue("The transfer")
         }
     }
 

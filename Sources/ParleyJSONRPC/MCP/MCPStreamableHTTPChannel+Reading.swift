@@ -70,7 +70,7 @@ extension MCPStreamableHTTPChannel {
         var body = body
         var resumptions = 0
         while true {
-            if let reply = try await readUntilAnswer(body, parser: &parser, ids: ids, head: head, resumptions: &resumptions) {
+            if let reply = try await readUntilAnswer(body, parser: &parser, ids: ids, head: head) {
                 return reply
             }
             parser.finish()
@@ -81,7 +81,7 @@ extension MCPStreamableHTTPChannel {
                         + "before answering it"
                         + (parser.lastEventID.isEmpty
                             ? ", and gave its events no ids to resume from."
-                            : ", \(resumptions) times in a row after resuming with Last-Event-ID.")
+                            : ", after resuming it with Last-Event-ID \(resumptions) times (maxResumptions).")
                 )
                 error.response = head
                 throw error
@@ -96,13 +96,11 @@ extension MCPStreamableHTTPChannel {
         _ body: ByteStream,
         parser: inout ServerSentEventParser,
         ids: [JSONRPCID],
-        head: HTTPResponse,
-        resumptions: inout Int
+        head: HTTPResponse
     ) async throws(ParleyError) -> JSONRPCReply? {
         do {
             for try await chunk in body {
                 for event in try parser.parse(chunk) {
-                    resumptions = 0
                     if let reply = route(Data(event.data.utf8), answering: ids, head: head) { return reply }
                 }
             }

@@ -36,7 +36,7 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
     public let headers: Headers
     /// The largest message (a JSON body, or one event's data) accepted from the server.
     public let maxMessageSize: Int
-    /// How many times in a row a call's event stream is resumed with `Last-Event-ID` after it ended without the answer.
+    /// How many times one call's event stream is resumed with `Last-Event-ID` after it ended without the answer.
     public let maxResumptions: Int
 
     let multiplexer: JSONRPCMultiplexer
@@ -73,7 +73,8 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
     ///   - headers: Extra header fields for every message (such as an API key).
     ///   - router: Answers the server's requests (such as `ping`, `roots/list`, `sampling/createMessage`).
     ///   - maxMessageSize: The largest message accepted from the server (default 8 MiB).
-    ///   - maxResumptions: How many times in a row a call's stream is resumed after it ended early (default 3).
+    ///   - maxResumptions: How many times one call's stream is resumed after it ended early (default 3): a server
+    ///     that ends every stream after an event cannot keep a call going for ever.
     public init(
         client: Client,
         path: Path = "",

@@ -28,16 +28,7 @@ public struct JSONRPCProgressCall<Value: Sendable>: Sendable {
     /// The call's result. Cancelling the awaiting task cancels the call.
     public var value: Value {
         get async throws(ParleyError) {
-            let task = self.task
-            do {
-                return try await withTaskCancellationHandler {
-                    try await task.value
-                } onCancel: {
-                    task.cancel()
-                }
-            } catch {
-                throw ParleyError.wrapping(error, as: .transport, "The JSON-RPC call failed: \(error)")
-            }
+            try await task.callerValue("The JSON-RPC call")
         }
     }
 
