@@ -102,6 +102,7 @@ let package = Package(
             name: "ParleyJSONRPC",
             dependencies: [
                 "Parley",
+                "CParleySystem",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],

@@ -58,7 +58,7 @@ final class ChildProcess: Sendable {
         }
     }
 
-    private let process: Process
+    private let pid: pid_t
     /// How the child ended.
     let exit: Exit
     /// Our end of the child's standard input.
@@ -84,71 +84,62 @@ final class ChildProcess: Sendable {
             let problem = FileManager.default.fileExists(atPath: path) ? "it is not an executable file" : "there is no such file"
             throw ParleyError(.transport, "Cannot launch the JSON-RPC child process \(path): \(problem). Nothing was sent.")
         }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        let toChild = Pipe()
-        let fromChild = Pipe()
-        process.standardInput = toChild
-        process.standardOutput = fromChild
-        if let standardError { process.standardError = standardError }
-        let exit = Exit()
-        process.terminationHandler = { process in
-            let ended = JSONRPCChildExit(code: process.terminationStatus, bySignal: process.terminationReason == .uncaughtSignal)
-            exit.record(ended)
-            onExit(ended)
+        // Ours ends are closed on exec: only the child's ends (dup'ed to 0 and 1) reach it.
+        guard let toChild = Self.makePipe(), let fromChild = Self.makePipe() else {
+            let reason = String(cString: strerror(errno))
+            throw ParleyError(
+                .transport,
+                "Cannot launch the JSON-RPC child process \(path): no pipe (\(reason)). Nothing was sent."
+            )
         }
+        let pid: pid_t
         do {
-            // The child starts with this thread's signal mask, and a Swift concurrency thread blocks nearly every
-            // signal: without this, the child could not be stopped with SIGTERM, nor interrupted, nor see SIGPIPE.
-            try Self.withTerminationSignalsDeliverable { try process.run() }
+            pid = try Spawn.start(
+                path,
+                arguments: arguments,
+                environment: environment,
+                currentDirectory: currentDirectory?.path,
+                standardInput: toChild.read,
+                standardOutput: fromChild.write,
+                standardError: standardError?.fileDescriptor
+            )
         } catch {
+            for descriptor in [toChild.read, toChild.write, fromChild.read, fromChild.write] { close(descriptor) }
             throw ParleyError(
                 .transport,
                 "Cannot launch the JSON-RPC child process \(path): \(error). Nothing was sent.",
                 underlying: error
             )
         }
-        self.process = process
+        // The child's ends belong to the child now.
+        close(toChild.read)
+        close(fromChild.write)
+        let exit = Exit()
+        Spawn.watch(pid) { ended in
+            exit.record(ended)
+            onExit(ended)
+        }
+        self.pid = pid
         self.exit = exit
-        input = toChild.fileHandleForWriting
-        output = fromChild.fileHandleForReading
-        name = "\(executable.lastPathComponent) (pid \(process.processIdentifier))"
+        input = FileHandle(fileDescriptor: toChild.write, closeOnDealloc: true)
+        output = FileHandle(fileDescriptor: fromChild.read, closeOnDealloc: true)
+        name = "\(executable.lastPathComponent) (pid \(pid))"
     }
 
-    /// The signals a child is expected to act on: termination, interruption, a broken pipe, timers.
-    private static let childSignals: [Int32] = [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGWINCH]
-
-    /// Runs `body` with ``childSignals`` unblocked on this thread, except those this process ignores: while
-    /// unblocked, such a signal could be delivered to this thread and dropped rather than wait for whoever
-    /// collects it (a dispatch signal source); a child inherits the ignoring anyway.
-    private static func withTerminationSignalsDeliverable<T>(_ body: () throws -> T) rethrows -> T {
-        var deliverable = sigset_t()
-        sigemptyset(&deliverable)
-        for number in childSignals {
-            var action = sigaction()
-            guard sigaction(number, nil, &action) == 0 else { continue }
-            #if canImport(Darwin)
-                let handler = unsafeBitCast(action.__sigaction_u.__sa_handler, to: Int.self)
-            #else
-                let handler = unsafeBitCast(action.__sigaction_handler.sa_handler, to: Int.self)
-            #endif
-            if handler != unsafeBitCast(SIG_IGN, to: Int.self) { sigaddset(&deliverable, number) }
-        }
-        var previous = sigset_t()
-        pthread_sigmask(SIG_UNBLOCK, &deliverable, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        return try body()
+    /// A pipe whose two ends are closed on exec.
+    private static func makePipe() -> (read: Int32, write: Int32)? {
+        var descriptors: [Int32] = [0, 0]
+        guard pipe(&descriptors) == 0 else { return nil }
+        for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        return (descriptors[0], descriptors[1])
     }
 
     /// The child's process identifier.
-    var processIdentifier: Int32 { process.processIdentifier }
+    var processIdentifier: Int32 { pid }
 
     /// Sends `signal` to the child, unless it has already ended.
     func send(signal number: Int32) {
-        guard exit.current == nil, process.isRunning else { return }
-        _ = kill(process.processIdentifier, number)
+        guard exit.current == nil else { return }
+        _ = kill(pid, number)
     }
 }

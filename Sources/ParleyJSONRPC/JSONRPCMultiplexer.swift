@@ -6,409 +6,392 @@ package import Parley
     package import Foundation
 #endif
 
-/// What a connection-oriented channel (byte streams, WebSocket) shares: pending calls routed by id, the
-/// peer's requests answered by a router, its notifications delivered as a stream, and failing every pending
+/// What a connection-oriented channel (byte streams, WebSocket, MCP) shares: pending calls routed by id, the peer's
+/// requests answered by a router, its notifications delivered to subscriptions or a stream, and failing every pending
 /// call at once when the connection ends.
+///
+/// The state is one ``JSONRPCConnectionState`` behind one lock; this class applies events to it and does what they
+/// return (resumes continuations, yields notifications) outside the lock.
 package final class JSONRPCMultiplexer: Sendable {
-    /// A call waiting for its answer: registered before its message is written, so an answer that arrives
-    /// before the caller suspends is kept, not lost.
-    private enum Waiter {
-        case waiting(CheckedContinuation<JSONRPCReply, any Error>?)
-        case answered(Result<JSONRPCReply, ParleyError>)
-    }
+    package typealias Writer = JSONRPCConnectionState.Writer
 
-    private struct State {
-        var waiters: [Int: Waiter] = [:]
-        var waiterByID: [JSONRPCID: Int] = [:]
-        var idsOfWaiter: [Int: [JSONRPCID]] = [:]
-        var nextWaiter = 0
-        var closedReason: String?
-        var subscriptions: [Int: Subscription] = [:]
-        var nextSubscription = 0
-        /// Notifications that may belong to a subscription whose subscribe call has not been answered yet.
-        var held: [JSONRPCIncoming] = []
-    }
-
-    /// A subscription: its notifications go to `continuation`; `key` is the subscribe call's result, `nil`
-    /// while that call (or its repetition after a reconnect) is in flight.
-    private struct Subscription {
-        let matcher: JSONRPCSubscriptionMatcher
-        var key: JSONValue?
-        /// A watch whose key was known beforehand (a progress token): not subscribed again after a reconnect.
-        var isWatch = false
-        /// The last notification handed to it: a backfill's cursor.
-        var last: JSONRPCIncoming?
-        let continuation: AsyncThrowingStream<JSONRPCIncoming, any Error>.Continuation
-    }
-
-    package typealias Writer = @Sendable (Data) async throws(ParleyError) -> Void
-
-    private let state = LockedState(State())
-    private let router: JSONRPCRouter?
+    private let state: LockedState<JSONRPCConnectionState>
+    private let router: JSONRPCRouter
     /// The peer's requests being handled, for its cancellations.
     private let requests = JSONRPCRequestTasks()
     private let incomingContinuation: AsyncStream<JSONRPCIncoming>.Continuation
     package let incoming: AsyncStream<JSONRPCIncoming>
+    /// The most unread notifications a subscription (or ``incoming``) keeps.
+    package let maxUnread: Int
 
-    package init(router: JSONRPCRouter?) {
-        self.router = router
-        (incoming, incomingContinuation) = AsyncStream.makeStream(of: JSONRPCIncoming.self)
+    /// A multiplexer for a connection being opened, or (with `writer`) one that is open.
+    package init(router: JSONRPCRouter?, writer: Writer? = nil, maxUnread: Int = 4096, maxPeerRequests: Int = 256) {
+        self.router = router ?? JSONRPCRouter()
+        self.maxUnread = maxUnread
+        state = LockedState(JSONRPCConnectionState(writer: writer, maxPeerRequests: maxPeerRequests))
+        (incoming, incomingContinuation) = AsyncStream.makeStream(
+            of: JSONRPCIncoming.self,
+            bufferingPolicy: .bufferingNewest(maxUnread)
+        )
     }
+
+    package var isOpen: Bool { state.withLock { $0.isOpen } }
 
     package var isClosed: Bool { state.withLock { $0.closedReason != nil } }
 
-    /// Writes `message` with `write`; waits for the answer to `ids` when there are any.
-    package func exchange(_ message: Data, ids: [JSONRPCID], write: Writer) async throws(ParleyError) -> JSONRPCReply? {
-        guard !ids.isEmpty else {
-            if let reason = state.withLock({ $0.closedReason }) {
+    /// Connections opened so far.
+    package var generation: Int { state.withLock { $0.generation } }
+
+    // MARK: The connection
+
+    /// A connection opened with `writer`: messages waiting for it go out. Returns the ids of the subscriptions to
+    /// issue again (after a reconnect) with ``resubscribe(_:)``.
+    package func opened(_ writer: @escaping Writer) -> (generation: Int, resubscribe: [Int]) {
+        let (opened, generation) = state.withLock { ($0.opened(writer), $0.generation) }
+        for waiter in opened.waiters { waiter.resume() }
+        return (generation, opened.resubscribe)
+    }
+
+    /// The connection ended and another will be tried: pending calls fail, new ones wait for it.
+    package func connectionLost(reason: String) {
+        let failure = JSONRPCConnectionState.lost(reason: reason)
+        for continuation in state.withLock({ $0.connectionLost(reason: reason) }) { continuation.resume(throwing: failure) }
+    }
+
+    /// Fails every pending call with `reason` and ends ``incoming`` and every subscription; later calls fail at once.
+    package func close(reason: String) {
+        guard let closing = state.withLock({ $0.close(reason: reason) }) else { return }
+        for waiter in closing.writerWaiters { waiter.resume() }
+        let lost = JSONRPCConnectionState.lost(reason: reason)
+        for continuation in closing.answers { continuation.resume(throwing: lost) }
+        for notification in closing.held { incomingContinuation.yield(notification) }
+        for continuation in closing.subscriptions { continuation.finish(throwing: closing.failure) }
+        incomingContinuation.finish()
+    }
+
+    // MARK: Calls
+
+    /// Writes `message` on the connection (waiting for one being opened); waits for the answer to `ids` when there
+    /// are any.
+    package func exchange(_ message: Data, ids: [JSONRPCID]) async throws(ParleyError) -> JSONRPCReply? {
+        while true {
+            switch try state.withLock({ state throws(ParleyError) in try state.begin(ids) }) {
+            case .closed(let reason):
                 throw ParleyError(.transport, "The JSON-RPC channel is closed: \(reason).")
+            case .wait(let token):
+                try await waitForConnection(token)
+            case .ready(let write, nil):
+                try await write(message)
+                return nil
+            case .ready(let write, let call?):
+                do {
+                    try await write(message)
+                } catch {
+                    _ = state.withLock { $0.abandon(call) }
+                    throw error
+                }
+                return try await answer(to: call)
             }
-            try await write(message)
-            return nil
         }
-        let waiter = try state.withLock { state throws(ParleyError) -> Int in
-            if let reason = state.closedReason {
-                throw ParleyError(.transport, "The JSON-RPC channel is closed: \(reason).")
-            }
-            if let busy = ids.first(where: { state.waiterByID[$0] != nil }) {
-                throw ParleyError(
-                    .invalidRequest,
-                    "A JSON-RPC call with the id \(busy) is already waiting for its answer on this channel, so the answer "
-                        + "could not be told apart. Use one id generator per channel (clients sharing a channel should share it)."
-                )
-            }
-            state.nextWaiter += 1
-            state.waiters[state.nextWaiter] = .waiting(nil)
-            for id in ids { state.waiterByID[id] = state.nextWaiter }
-            state.idsOfWaiter[state.nextWaiter] = ids
-            return state.nextWaiter
-        }
-        do {
-            try await write(message)
-        } catch {
-            _ = remove(waiter, ids: ids)
-            throw error
-        }
+    }
+
+    private func answer(to call: Int) async throws(ParleyError) -> JSONRPCReply {
         do {
             return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONRPCReply, any Error>) in
-                    let ready = state.withLock { state -> Result<JSONRPCReply, ParleyError>? in
-                        switch state.waiters[waiter] {
-                        case .answered(let result)?:
-                            state.waiters[waiter] = nil
-                            return result
-                        case .waiting?:
-                            state.waiters[waiter] = .waiting(continuation)
-                            return nil
-                        case nil:
-                            return .failure(ParleyError(.cancelled, "The JSON-RPC call was cancelled."))
-                        }
+                try await withCheckedThrowingContinuation { (continuation: JSONRPCConnectionState.AnswerContinuation) in
+                    if let ready = state.withLock({ $0.suspend(call, continuation) }) {
+                        continuation.resume(with: ready.mapError { $0 as any Error })
                     }
-                    if let ready { continuation.resume(with: ready.mapError { $0 as any Error }) }
                 }
             } onCancel: {
-                if case .waiting(let continuation?)? = remove(waiter, ids: ids) {
-                    continuation.resume(throwing: ParleyError(.cancelled, "The JSON-RPC call was cancelled."))
-                }
+                state.withLock { $0.abandon(call) }?.resume(throwing: ParleyError(.cancelled, "The JSON-RPC call was cancelled."))
             }
         } catch {
             throw ParleyError.wrapping(error, as: .transport, "The JSON-RPC channel failed: \(error)")
         }
     }
 
-    /// Fails every pending call with `reason` and ends ``incoming`` and every subscription; later calls fail
-    /// at once.
-    package func close(reason: String) {
-        let (subscriptions, held) = state.withLock { state in
-            if state.closedReason == nil { state.closedReason = reason }
-            defer {
-                state.subscriptions = [:]
-                state.held = []
-            }
-            return (state.subscriptions.values.map(\.continuation), state.held)
-        }
-        failPending(reason: reason)
-        for notification in held { incomingContinuation.yield(notification) }
-        let failure = ParleyError(.transport, "The JSON-RPC channel closed: \(reason).")
-        for continuation in subscriptions { continuation.finish(throwing: failure) }
-        incomingContinuation.finish()
-    }
-
-    /// Fails every pending call with `reason` (the connection they were sent on ended) and leaves the
-    /// multiplexer open for calls on a new connection.
-    package func failPending(reason: String) {
-        let failure = ParleyError(.transport, "The JSON-RPC connection closed while a call waited for its answer: \(reason).")
-        let pending = state.withLock { state -> [CheckedContinuation<JSONRPCReply, any Error>] in
-            var continuations: [CheckedContinuation<JSONRPCReply, any Error>] = []
-            for (key, waiter) in state.waiters {
-                switch waiter {
-                case .waiting(let continuation?):
-                    continuations.append(continuation)
-                    state.waiters[key] = nil
-                case .waiting(nil):
-                    state.waiters[key] = .answered(.failure(failure))
-                case .answered:
-                    break
+    private func waitForConnection(_ token: Int) async throws(ParleyError) {
+        do {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: JSONRPCConnectionState.WriterContinuation) in
+                    let now = state.withLock { $0.waitForWriter(continuation, token: token, isCancelled: Task.isCancelled) }
+                    if let now { continuation.resume(with: now.mapError { $0 as any Error }) }
                 }
+            } onCancel: {
+                state.withLock { $0.stopWaitingForWriter(token) }?.resume(
+                    throwing: JSONRPCConnectionState.cancelledWhileConnecting
+                )
             }
-            state.waiterByID = [:]
-            state.idsOfWaiter = [:]
-            return continuations
-        }
-        for continuation in pending { continuation.resume(throwing: failure) }
-    }
-
-    private func remove(_ waiter: Int, ids: [JSONRPCID]) -> Waiter? {
-        state.withLock { state in
-            for id in ids where state.waiterByID[id] == waiter { state.waiterByID[id] = nil }
-            state.idsOfWaiter[waiter] = nil
-            return state.waiters.removeValue(forKey: waiter)
+        } catch {
+            throw ParleyError.wrapping(error, as: .transport, "Waiting for the JSON-RPC connection failed: \(error)")
         }
     }
 
-    /// Routes one message from the peer: an answer to its waiter, a request to the router (its answer written
-    /// with `write`), a notification to its subscription or ``incoming``.
-    ///
-    /// Only `method` and `id` are read here: the caller parses an answer once, with its typed decoders.
+    // MARK: Reading
+
+    /// The reading loop of one connection: `frames` reads the connection and hands each message to `route`; the
+    /// peer's requests are handled concurrently, in a task group this loop owns, and answered with `write`. When
+    /// `frames` returns or throws, `ended` runs (with the error), then the handlers still running are cancelled and
+    /// awaited.
+    package func read(
+        write: @escaping Writer,
+        ended: (_ failure: (any Error)?) -> Void,
+        _ frames: (_ route: (Data) async -> Void) async throws -> Void
+    ) async {
+        await withDiscardingTaskGroup { group in
+            do {
+                try await frames { message in
+                    if let handling = await self.route(message, write: write, waitForSlot: true) {
+                        group.addTask(operation: handling)
+                    }
+                }
+                ended(nil)
+            } catch {
+                ended(error)
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Routes one message read outside a reading loop (an MCP event stream): its handling, if any, runs in a task of
+    /// its own.
     package func dispatch(_ message: Data, write: @escaping Writer) {
-        guard let shape = try? JSONDecoder().decode(Shape.self, from: message) else {
-            // Not JSON: answer as the specification says; nobody waits on it.
-            Task { try? await write(JSONRPCRouter.errorResponse(.parseError(), id: .null)) }
-            return
-        }
-        let elements: [Peek] =
-            switch shape {
-            case .single(let peek): [peek]
-            case .batch(let peeks): peeks
-            }
-        if let first = elements.first, !first.hasMethod {
-            deliver(JSONRPCReply(data: message), ids: elements.compactMap(\.id))
-            return
-        }
-        if case .single(let peek) = shape, peek.isNotification,
-            case .object(let members)? = try? JSONDecoder().decode(JSONValue.self, from: message),
-            case .string(let method)? = members["method"]
-        {
-            requests.cancel(method: method, params: members["params"], using: (router ?? JSONRPCRouter()).cancellations)
-            notify(JSONRPCIncoming(method: method, params: members["params"], id: nil))
-            return
-        }
-        let router = self.router ?? JSONRPCRouter()
-        guard let handling = router.intake(message, tasks: requests) else { return }
         Task {
+            guard let handling = await route(message, write: write, waitForSlot: false) else { return }
+            await handling()
+        }
+    }
+
+    /// Routes one message from the peer, decoding it once at most: an answer goes to its caller undecoded (the caller
+    /// decodes it with its typed decoders), a notification to its subscription or ``incoming``; returns the handling
+    /// of a request (its answer written with `write`), to run concurrently. With `waitForSlot`, a request beyond the
+    /// concurrency limit waits for a slot (the reading loop stops reading meanwhile); without, it is answered
+    /// with an error.
+    private func route(_ message: Data, write: @escaping Writer, waitForSlot: Bool) async -> (@Sendable () async -> Void)? {
+        switch JSONRPCFrame.scan(message) {
+        case .answers(let ids):
+            let reply = JSONRPCReply(data: message)
+            state.withLock { $0.answer(ids, reply) }?.resume(returning: reply)
+            return nil
+        case .malformed:
+            // Not JSON: answer as the specification says; nobody waits on it.
+            return { try? await write(JSONRPCRouter.errorResponse(.parseError(), id: .null)) }
+        case .messages:
+            break
+        }
+        guard let parsed = try? router.decoder.decode(JSONValue.self, from: message) else {
+            return { try? await write(JSONRPCRouter.errorResponse(.parseError(), id: .null)) }
+        }
+        if case .object(let members) = parsed, case .string(let method)? = members["method"], members["id"] == nil {
+            requests.cancel(method: method, params: members["params"], using: router.cancellations)
+            notify(JSONRPCIncoming(method: method, params: members["params"], id: nil))
+            return nil
+        }
+        if !state.withLock({ $0.peerRequestStarted() }) {
+            guard waitForSlot else {
+                let limit = state.withLock { $0.maxPeerRequests }
+                guard let busy = Self.busyAnswer(to: parsed, limit: limit) else { return nil }
+                return { try? await write(busy) }
+            }
+            await waitForPeerRequestSlot()
+        }
+        guard let handling = router.intake(parsed: parsed, tasks: requests) else {
+            state.withLock { $0.peerRequestFinished() }?.resume()
+            return nil
+        }
+        return { [state] in
+            defer { state.withLock { $0.peerRequestFinished() }?.resume() }
             if let answer = await handling() { try? await write(answer) }
         }
     }
 
-    /// What routing needs of one message: whether it has a method (a request or notification) and its id.
-    private struct Peek: Decodable {
-        var hasMethod = false
-        var methodIsString = false
-        var hasID = false
-        var id: JSONRPCID?
-
-        var isNotification: Bool { hasMethod && methodIsString && !hasID }
-
-        init(from decoder: any Decoder) throws {
-            // Elements that are not objects are answers nobody can match: routed like answers.
-            guard let container = try? decoder.container(keyedBy: MemberKey.self) else { return }
-            hasMethod = container.contains(.method)
-            methodIsString = (try? container.decode(String.self, forKey: .method)) != nil
-            hasID = container.contains(.id)
-            if let number = try? container.decode(Int.self, forKey: .id) {
-                id = .number(number)
-            } else if let string = try? container.decode(String.self, forKey: .id) {
-                id = .string(string)
+    private func waitForPeerRequestSlot() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: JSONRPCConnectionState.SlotContinuation) in
+                // Cancelled (the connection is going away): on at once, the handlers are about to be cancelled too.
+                if Task.isCancelled || state.withLock({ $0.waitForPeerRequestSlot(continuation) }) { continuation.resume() }
             }
+        } onCancel: {
+            state.withLock { $0.stopWaitingForPeerRequestSlot() }?.resume()
         }
     }
 
-    private enum Shape: Decodable {
-        case single(Peek)
-        case batch([Peek])
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let batch = try? container.decode([Peek].self) {
-                self = .batch(batch)
-            } else {
-                self = .single(try container.decode(Peek.self))
-            }
+    /// The answer to a request (or the requests of a batch) beyond the concurrency limit.
+    private static func busyAnswer(to parsed: JSONValue, limit: Int) -> Data? {
+        let error = JSONRPCConnectionState.busyError(limit: limit)
+        func one(_ element: JSONValue) -> Data? {
+            guard case .object(let members) = element, let id = members["id"] else { return nil }
+            return JSONRPCRouter.errorResponse(error, id: id)
         }
+        guard case .array(let elements) = parsed else { return one(parsed) }
+        let answers = elements.compactMap(one)
+        guard !answers.isEmpty else { return nil }
+        return Data("[".utf8) + answers.joined(separator: Data(",".utf8)) + Data("]".utf8)
     }
 
-    private func deliver(_ reply: JSONRPCReply, ids: [JSONRPCID]) {
-        let continuation = state.withLock { state -> CheckedContinuation<JSONRPCReply, any Error>? in
-            for id in ids {
-                guard let waiter = state.waiterByID[id] else { continue }
-                for other in state.idsOfWaiter.removeValue(forKey: waiter) ?? [] where state.waiterByID[other] == waiter {
-                    state.waiterByID[other] = nil
-                }
-                switch state.waiters[waiter] {
-                case .waiting(let continuation?)?:
-                    state.waiters[waiter] = nil
-                    return continuation
-                case .waiting(nil)?:
-                    state.waiters[waiter] = .answered(.success(reply))
-                    return nil
-                default:
-                    return nil
-                }
-            }
-            return nil
-        }
-        continuation?.resume(returning: reply)
-    }
-
-    // MARK: Subscriptions
-
-    /// Registers a subscription before its subscribe call is sent, so notifications that overtake the call's
-    /// answer are held for it. `onEnd` runs once the subscription ended, with its id and last key.
-    package func addSubscription(
-        _ matcher: JSONRPCSubscriptionMatcher,
-        onEnd: @escaping @Sendable (_ id: Int, _ key: JSONValue?) -> Void
-    ) throws(ParleyError) -> (id: Int, stream: AsyncThrowingStream<JSONRPCIncoming, any Error>) {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: JSONRPCIncoming.self)
-        let id = try state.withLock { state throws(ParleyError) -> Int in
-            if let reason = state.closedReason {
-                throw ParleyError(.transport, "The JSON-RPC channel is closed: \(reason).")
-            }
-            state.nextSubscription += 1
-            state.subscriptions[state.nextSubscription] = Subscription(matcher: matcher, key: nil, continuation: continuation)
-            return state.nextSubscription
-        }
-        continuation.onTermination = { [weak self] _ in
-            guard let self else { return }
-            let key = self.state.withLock { $0.subscriptions.removeValue(forKey: id)?.key }
-            self.releaseHeld()
-            onEnd(id, key)
-        }
-        return (id, stream)
-    }
-
-    /// The notifications `matcher` accepts for `key` (known beforehand, such as a progress token), until the
-    /// subscription is cancelled.
-    package func watch(_ matcher: JSONRPCSubscriptionMatcher, key: JSONValue) throws(ParleyError) -> JSONRPCSubscription {
-        let (id, stream) = try addSubscription(matcher) { _, _ in }
-        state.withLock { $0.subscriptions[id]?.isWatch = true }
-        bindSubscription(id, key: key)
-        return JSONRPCSubscription(stream: stream, key: { [weak self] in self?.key(of: id) }) { [weak self] in
-            _ = self?.removeSubscription(id)
-        }
-    }
-
-    /// Marks every subscription as being subscribed again (after a reconnect); returns their ids.
-    package func unbindSubscriptions() -> [Int] {
-        state.withLock { state in
-            let resubscribed = state.subscriptions.filter { !$0.value.isWatch }.keys.sorted()
-            for id in resubscribed { state.subscriptions[id]?.key = nil }
-            return resubscribed
-        }
-    }
-
-    /// The subscribe call of subscription `id` answered `key`: its notifications (held ones first) go to it.
-    package func bindSubscription(_ id: Int, key: JSONValue) {
-        state.withLock { $0.subscriptions[id]?.key = key }
-        releaseHeld()
-    }
-
-    /// The key of subscription `id`, if it is bound.
-    package func key(of id: Int) -> JSONValue? {
-        state.withLock { $0.subscriptions[id]?.key }
-    }
-
-    /// The gap marker of subscription `id` (its matcher's method).
-    package func gapMarker(for id: Int) -> JSONRPCIncoming {
-        .gap(state.withLock { $0.subscriptions[id]?.matcher.method } ?? "")
-    }
-
-    /// The last notification subscription `id` was handed.
-    package func lastNotification(of id: Int) -> JSONRPCIncoming? {
-        state.withLock { $0.subscriptions[id]?.last }
-    }
-
-    /// Hands `notification` (a gap marker, or a backfilled one) to subscription `id`, before its new key is bound.
-    package func yield(_ notification: JSONRPCIncoming, to id: Int) {
-        let continuation = state.withLock { state -> AsyncThrowingStream<JSONRPCIncoming, any Error>.Continuation? in
-            if !notification.isGap { state.subscriptions[id]?.last = notification }
-            return state.subscriptions[id]?.continuation
-        }
-        continuation?.yield(notification)
-    }
-
-    /// Ends subscription `id` (its consumer cancelled it) without calling its `onEnd`; returns its last key.
-    package func removeSubscription(_ id: Int) -> JSONValue? {
-        let removed = state.withLock { $0.subscriptions.removeValue(forKey: id) }
-        removed?.continuation.finish()
-        releaseHeld()
-        return removed?.key
-    }
-
-    /// Ends subscription `id` with `error` (its subscribe call failed).
-    package func failSubscription(_ id: Int, with error: ParleyError) {
-        let continuation = state.withLock { $0.subscriptions.removeValue(forKey: id)?.continuation }
-        continuation?.finish(throwing: error)
-        releaseHeld()
-    }
-
-    /// A notification: to the subscription it belongs to, held while a subscription of its method awaits its
-    /// key, or to ``incoming``.
+    /// A notification: to the subscription it belongs to, held while a subscription of its method awaits its key, or
+    /// to ``incoming``.
     private func notify(_ notification: JSONRPCIncoming) {
-        enum Route {
-            case subscription(AsyncThrowingStream<JSONRPCIncoming, any Error>.Continuation)
-            case held
-            case incoming
-        }
-        let route = state.withLock { state -> Route in
-            guard !state.subscriptions.isEmpty else { return .incoming }
-            if let (id, subscription) = Self.owner(of: notification, in: state) {
-                state.subscriptions[id]?.last = notification
-                return .subscription(subscription.continuation)
-            }
-            if Self.mayBelongToPending(notification, in: state) {
-                state.held.append(notification)
-                return .held
-            }
-            return .incoming
-        }
-        switch route {
-        case .subscription(let continuation): continuation.yield(notification)
+        switch state.withLock({ $0.notification(notification) }) {
+        case .subscription(_, let continuation): deliver(notification, to: continuation)
         case .held: break
         case .incoming: incomingContinuation.yield(notification)
         }
     }
 
-    /// Delivers held notifications whose subscription is now known; keeps those that may still belong to a
-    /// pending one; sends the rest to ``incoming``.
-    private func releaseHeld() {
-        let (routed, unowned) = state.withLock { state in
-            var routed: [(AsyncThrowingStream<JSONRPCIncoming, any Error>.Continuation, JSONRPCIncoming)] = []
-            var unowned: [JSONRPCIncoming] = []
-            var kept: [JSONRPCIncoming] = []
-            for notification in state.held {
-                if let (id, subscription) = Self.owner(of: notification, in: state) {
-                    state.subscriptions[id]?.last = notification
-                    routed.append((subscription.continuation, notification))
-                } else if Self.mayBelongToPending(notification, in: state) {
-                    kept.append(notification)
-                } else {
-                    unowned.append(notification)
-                }
-            }
-            state.held = kept
-            return (routed, unowned)
+    /// Hands `notification` to a subscription; one whose consumer fell ``maxUnread`` behind ends with an error that
+    /// says so (dropping notifications silently would hide a gap).
+    private func deliver(_ notification: JSONRPCIncoming, to continuation: JSONRPCConnectionState.Notifications) {
+        guard case .dropped = continuation.yield(notification) else { return }
+        continuation.finish(
+            throwing: ParleyError(
+                .transport,
+                "The subscription's consumer fell behind: more than \(maxUnread) notifications waited unread, so the "
+                    + "subscription ended rather than drop them unnoticed. Read it faster (hand slow work to another task), "
+                    + "then subscribe again and backfill what was missed."
+            )
+        )
+    }
+
+    private func perform(_ release: JSONRPCConnectionState.Release) {
+        for (_, continuation, notification) in release.routed { deliver(notification, to: continuation) }
+        for notification in release.unowned { incomingContinuation.yield(notification) }
+    }
+
+    // MARK: Subscriptions
+
+    /// The notifications `matcher` accepts for `key` (known beforehand, such as a progress token), until the
+    /// subscription is cancelled.
+    package func watch(_ matcher: JSONRPCSubscriptionMatcher, key: JSONValue) throws(ParleyError) -> JSONRPCSubscription {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: JSONRPCIncoming.self,
+            bufferingPolicy: .bufferingNewest(maxUnread)
+        )
+        let id = try state.withLock { state throws(ParleyError) in
+            try state.addSubscription(matcher, key: key, continuation: continuation)
         }
-        for (continuation, notification) in routed { continuation.yield(notification) }
-        for notification in unowned { incomingContinuation.yield(notification) }
+        continuation.onTermination = { [weak self] _ in _ = self?.removeSubscription(id) }
+        perform(state.withLock { $0.bind(id, key: key) })
+        return JSONRPCSubscription(stream: stream, key: { [weak self] in self?.key(of: id) }) { [weak self] in
+            self?.removeSubscription(id)?.finish()
+        }
     }
 
-    private static func owner(of notification: JSONRPCIncoming, in state: State) -> (Int, Subscription)? {
-        state.subscriptions.first { _, subscription in
-            subscription.key.map { subscription.matcher.matches(notification, subscription: $0) } ?? false
-        }.map { ($0.key, $0.value) }
+    /// Subscribes with `method` on `channel` (the channel this multiplexer serves): see
+    /// `JSONRPCWebSocketChannel.subscribe(_:notifications:unsubscribe:backfill:)`.
+    package func subscribe<Method: JSONRPCMethod>(
+        _ method: Method,
+        notifications matcher: JSONRPCSubscriptionMatcher,
+        unsubscribe: String?,
+        backfill: JSONRPCBackfill?,
+        on channel: some JSONRPCChannel
+    ) async throws(ParleyError) -> JSONRPCSubscription {
+        // UUID ids: the channel's own calls can never collide with the ids of the user's clients.
+        let rpc = JSONRPCClient(channel: channel, ids: UUIDIDs())
+        let call = ResultAsJSON(base: method)
+        let subscribeCall: JSONRPCConnectionState.SubscribeCall = { () throws(ParleyError) in try await rpc.call(call) }
+        // Best effort: a failed unsubscribe leaves nothing to do on our side.
+        let unsubscribeCall: @Sendable (JSONValue) async -> Void = { key in
+            if let unsubscribe { _ = try? await rpc.call(DynamicMethod(unsubscribe, params: .array([key]))) }
+        }
+        let (stream, continuation) = AsyncThrowingStream.makeStream(
+            of: JSONRPCIncoming.self,
+            bufferingPolicy: .bufferingNewest(maxUnread)
+        )
+        let id = try state.withLock { state throws(ParleyError) in
+            try state.addSubscription(matcher, subscribeCall: subscribeCall, backfill: backfill, continuation: continuation)
+        }
+        continuation.onTermination = { [weak self] _ in
+            // The consumer stopped iterating, or the subscription failed or closed.
+            guard let self, let key = self.removeSubscriptionKey(id), self.isOpen else { return }
+            Task { await unsubscribeCall(key) }
+        }
+        do throws(ParleyError) {
+            let key = try await subscribeCall()
+            perform(state.withLock { $0.bind(id, key: key) })
+        } catch {
+            removeSubscription(id)?.finish(throwing: error)
+            throw error
+        }
+        return JSONRPCSubscription(stream: stream, key: { [weak self] in self?.key(of: id) }) { [weak self] in
+            guard let self else { return }
+            let (continuation, key, release) = state.withLock { $0.removeSubscription(id) }
+            continuation?.finish()
+            perform(release)
+            guard let key, isOpen else { return }
+            await unsubscribeCall(key)
+        }
     }
 
-    private static func mayBelongToPending(_ notification: JSONRPCIncoming, in state: State) -> Bool {
-        state.subscriptions.values.contains { $0.key == nil && $0.matcher.method == notification.method }
+    /// Issues the subscriptions `ids` again on a new connection (``opened(_:)`` named them): each gets a gap marker,
+    /// or what its backfill hook fetched, before the notifications of its new key. Returns how many were subscribed
+    /// again and how many failed.
+    package func resubscribe(_ ids: [Int]) async -> (count: Int, failed: Int) {
+        var count = 0
+        var failed = 0
+        for id in ids {
+            guard let again = state.withLock({ $0.resubscription(of: id) }) else { continue }
+            do throws(ParleyError) {
+                let key = try await again.call()
+                // Before the new key is bound, so that the new notifications (held meanwhile) come after.
+                await fillGap(of: id, backfill: again.backfill, last: again.last, marker: again.gap)
+                perform(state.withLock { $0.bind(id, key: key) })
+                count += 1
+            } catch  where error.kind == .transport {
+                // The new connection dropped too: the next one issues it again.
+                failed += 1
+            } catch {
+                failed += 1
+                removeSubscription(id)?.finish(throwing: error)
+            }
+        }
+        return (count, failed)
     }
+
+    /// Hands subscription `id` what its backfill hook fetched since its last notification, or a gap marker when it
+    /// has no hook or the hook failed.
+    private func fillGap(of id: Int, backfill: JSONRPCBackfill?, last: JSONRPCIncoming?, marker: JSONRPCIncoming) async {
+        guard let backfill else { return yield(marker, to: id) }
+        do throws(ParleyError) {
+            for notification in try await backfill(last) { yield(notification, to: id) }
+        } catch {
+            yield(marker, to: id)
+        }
+    }
+
+    private func yield(_ notification: JSONRPCIncoming, to id: Int) {
+        guard let continuation = state.withLock({ $0.yield(notification, to: id) }) else { return }
+        deliver(notification, to: continuation)
+    }
+
+    /// The key of subscription `id`, if it is bound.
+    package func key(of id: Int) -> JSONValue? {
+        state.withLock { $0.key(of: id) }
+    }
+
+    /// Removes subscription `id`; returns its continuation, to finish.
+    @discardableResult
+    private func removeSubscription(_ id: Int) -> JSONRPCConnectionState.Notifications? {
+        let (continuation, _, release) = state.withLock { $0.removeSubscription(id) }
+        perform(release)
+        return continuation
+    }
+
+    /// Removes subscription `id`; returns its last key.
+    private func removeSubscriptionKey(_ id: Int) -> JSONValue? {
+        let (_, key, release) = state.withLock { $0.removeSubscription(id) }
+        perform(release)
+        return key
+    }
+}
+
+/// A method whose result is read as JSON, whatever its declared type: a subscription's key.
+private struct ResultAsJSON<Base: JSONRPCMethod>: JSONRPCMethod {
+    typealias Result = JSONValue
+    typealias Params = Base.Params
+    static var name: String { Base.name }
+    let base: Base
+    var methodName: String { base.methodName }
+    var params: Base.Params { base.params }
 }

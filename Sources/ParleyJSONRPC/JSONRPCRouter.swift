@@ -1,4 +1,4 @@
-import Parley
+package import Parley
 
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
@@ -91,6 +91,11 @@ public struct JSONRPCRouter: Sendable {
         guard let parsed = try? decoder.decode(JSONValue.self, from: message) else {
             return { @Sendable in Self.errorResponse(.parseError(), id: .null) }
         }
+        return intake(parsed: parsed, tasks: tasks)
+    }
+
+    /// ``intake(_:tasks:)`` for a message already decoded.
+    package func intake(parsed: JSONValue, tasks: JSONRPCRequestTasks) -> (@Sendable () async -> Data?)? {
         guard case .object(let members) = parsed, case .string(let method)? = members["method"] else {
             return { @Sendable in await handle(parsed: parsed) }
         }

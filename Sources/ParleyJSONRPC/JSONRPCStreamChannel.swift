@@ -21,7 +21,8 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
     /// The peer's notifications, in arrival order (its requests go to the router).
     ///
     /// One stream for the channel, with one consumer: two tasks iterating it share its notifications (each gets some),
-    /// they do not each get all. To fan out, iterate it in one task and hand each notification on.
+    /// they do not each get all. To fan out, iterate it in one task and hand each notification on. It keeps the newest
+    /// 4096 unread notifications: a channel whose notifications nobody reads does not grow without bound.
     public var incoming: AsyncStream<JSONRPCIncoming> { multiplexer.incoming }
 
     /// A channel reading messages from `input` and writing them to `output`.
@@ -66,13 +67,25 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
         self.framing = framing
         self.multiplexer = multiplexer
         self.child = child
+        // The multiplexer's writer holds neither the channel nor the child process: dropping the channel closes a
+        // launched child's input, which ends the child, which ends the reader's input.
+        let writer = self.writer
+        let write: JSONRPCMultiplexer.Writer = { data throws(ParleyError) in try await writer.write(framing.frame(data)) }
+        _ = multiplexer.opened(write)
+        // Blocking reads on a thread of their own (never on Swift's threads); the messages go to the reading loop, a
+        // task that routes them and owns the handlers of the peer's requests. At most `Self.framesInFlight` messages
+        // wait between the two: a peer that floods us fills its pipe, not our memory.
+        let (frames, framesContinuation) = AsyncStream.makeStream(of: Inbound.self)
+        // Made empty and then given its room: libdispatch traps when a semaphore is released below its initial value,
+        // which one made with the room would be while messages wait.
+        let room = DispatchSemaphore(value: 0)
+        for _ in 0..<Self.framesInFlight { room.signal() }
         let parser = FrameParser(framing: framing, maxMessageSize: maxMessageSize)
-        // The thread holds neither the channel nor the child process: dropping the channel closes a launched
-        // child's input, which ends the child, which ends this thread's input.
         let childExit = child?.exit
         let childName = child?.name ?? ""
         let thread = Thread { [weak self] in
             var parser = parser
+            defer { framesContinuation.finish() }
             while true {
                 let chunk = StreamIO.read(input)
                 guard let chunk, !chunk.isEmpty else {
@@ -83,23 +96,50 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
                             childExit.wait(timeout: .seconds(1)).map { "the child process \(childName) \($0)" }
                             ?? "the child process \(childName) closed its output"
                     }
-                    multiplexer.close(reason: reason)
+                    framesContinuation.yield(.end(reason))
                     return
                 }
-                guard let self else { return }
+                guard self != nil else {
+                    framesContinuation.yield(.end("the channel was released"))
+                    return
+                }
                 let (messages, failure) = parser.feed(chunk)
                 for message in messages {
-                    multiplexer.dispatch(message) { [weak self] data throws(ParleyError) in try await self?.write(data) }
+                    room.wait()
+                    framesContinuation.yield(.message(message))
                 }
                 if let failure {
-                    multiplexer.close(reason: "the peer sent \(failure)")
+                    framesContinuation.yield(.end("the peer sent \(failure)"))
                     return
                 }
             }
         }
         thread.name = "parley.jsonrpc.reader"
         thread.start()
+        Task {
+            await multiplexer.read(write: write, ended: { _ in }) { route in
+                for await inbound in frames {
+                    switch inbound {
+                    case .message(let message):
+                        room.signal()
+                        await route(message)
+                    case .end(let reason):
+                        multiplexer.close(reason: reason)
+                        return
+                    }
+                }
+            }
+        }
     }
+
+    /// What the reader thread hands the reading loop.
+    private enum Inbound: Sendable {
+        case message(Data)
+        case end(String)
+    }
+
+    /// The most messages read but not yet routed.
+    static let framesInFlight = 64
 
     deinit {
         if child != nil { closeOutput() }
@@ -107,12 +147,34 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
 
     /// Sends a message; waits for the answer to `ids` when there are any.
     public func exchange(_ message: Data, ids: [JSONRPCID]) async throws(ParleyError) -> JSONRPCReply? {
-        try await multiplexer.exchange(message, ids: ids) { [self] data throws(ParleyError) in try await write(data) }
+        try await multiplexer.exchange(message, ids: ids)
     }
 
     /// The peer's notifications that `matcher` accepts for `key`, until the subscription is cancelled.
     public func watch(_ matcher: JSONRPCSubscriptionMatcher, key: JSONValue) throws(ParleyError) -> JSONRPCSubscription? {
         try multiplexer.watch(matcher, key: key)
+    }
+
+    /// Subscribes with `method`: the notifications that `matcher` assigns to the subscription arrive on the returned
+    /// sequence, not on ``incoming``, from the subscribe call's answer on (notifications that overtake the answer are
+    /// held for it). When the consumer stops iterating, the `unsubscribe` method (if given) is called with the key as
+    /// its one positional parameter.
+    ///
+    /// ```swift
+    /// let ticks = try await channel.subscribe(DynamicMethod("subscribe", params: ["ticks"]), notifications: .method("tick"))
+    /// for try await tick in ticks { print(tick.params ?? .null) }
+    /// ```
+    ///
+    /// A subscription keeps at most 4096 unread notifications: one whose consumer falls further behind ends with
+    /// ``/Parley/ParleyError/Kind/transport`` rather than drop notifications unnoticed.
+    ///
+    /// - Throws: The subscribe call's failure (a `ParleyError` of kind `jsonRPCError` when the peer refused).
+    public func subscribe<Method: JSONRPCMethod>(
+        _ method: Method,
+        notifications matcher: JSONRPCSubscriptionMatcher,
+        unsubscribe: String? = nil
+    ) async throws(ParleyError) -> JSONRPCSubscription {
+        try await multiplexer.subscribe(method, notifications: matcher, unsubscribe: unsubscribe, backfill: nil, on: self)
     }
 
     /// Stops waiting: every pending call fails with ``/Parley/ParleyError/Kind/transport``, and so does every later one.
@@ -128,9 +190,5 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
 
     private func closeOutput() {
         writer.close()
-    }
-
-    private func write(_ message: Data) async throws(ParleyError) {
-        try await writer.write(framing.frame(message))
     }
 }

@@ -49,23 +49,12 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
         case closed(reason: String)
     }
 
-    private enum Connection {
-        case connecting(waiters: [Int: CheckedContinuation<WebSocketOutboundWriter, any Error>])
-        case open(WebSocketOutboundWriter)
-        case closed(reason: String)
-    }
-
+    /// The connection's task, for ``close()``. (The connection's state, its phase included, is the multiplexer's.)
     private struct State {
-        var connection = Connection.connecting(waiters: [:])
-        var nextWaiter = 0
-        /// Connections opened so far.
-        var generation = 0
         var closedByUser = false
         var task: Task<Void, Never>?
-        /// How to issue each active subscription again, by the multiplexer's subscription id.
-        var subscribeCalls: [Int: @Sendable () async throws(ParleyError) -> JSONValue] = [:]
-        /// The backfill hooks of the subscriptions that have one.
-        var backfills: [Int: JSONRPCBackfill] = [:]
+        /// The open connection's writer, for the close frame.
+        var outbound: WebSocketOutboundWriter?
     }
 
     private let url: String
@@ -82,7 +71,8 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     ///
     /// One stream for the channel, with one consumer: two tasks iterating it share its notifications (each gets some),
     /// they do not each get all. To fan out, iterate it in one task and hand each notification on, or make a
-    /// ``subscribe(_:notifications:unsubscribe:backfill:)`` per interest.
+    /// ``subscribe(_:notifications:unsubscribe:backfill:)`` per interest. It keeps the newest 4096 unread notifications:
+    /// a channel whose notifications nobody reads does not grow without bound.
     public var incoming: AsyncStream<JSONRPCIncoming> { multiplexer.incoming }
 
     /// What the connection does (the newest 256 events are kept for a slow reader).
@@ -168,10 +158,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     /// Sends a message; waits for the answer to `ids` when there are any. While the channel reconnects, the
     /// message waits for the new connection.
     public func exchange(_ message: Data, ids: [JSONRPCID]) async throws(ParleyError) -> JSONRPCReply? {
-        let writer = try await openWriter()
-        return try await multiplexer.exchange(message, ids: ids) { data throws(ParleyError) in
-            try await Self.write(data, to: writer)
-        }
+        try await multiplexer.exchange(message, ids: ids)
     }
 
     /// The peer's notifications that `matcher` accepts for `key`, until the subscription is cancelled.
@@ -199,6 +186,9 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     /// )
     /// ```
     ///
+    /// A subscription keeps at most 4096 unread notifications: one whose consumer falls further behind ends with
+    /// ``/Parley/ParleyError/Kind/transport`` rather than drop notifications unnoticed.
+    ///
     /// - Throws: The subscribe call's failure (a `ParleyError` of kind `jsonRPCError` when the server refused).
     public func subscribe<Method: JSONRPCMethod>(
         _ method: Method,
@@ -206,52 +196,15 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
         unsubscribe: String? = nil,
         backfill: JSONRPCBackfill? = nil
     ) async throws(ParleyError) -> JSONRPCSubscription {
-        // UUID ids: the channel's own calls can never collide with the ids of the user's clients.
-        let rpc = JSONRPCClient(channel: self, ids: UUIDIDs())
-        let call = ResultAsJSON(base: method)
-        let subscribeCall: @Sendable () async throws(ParleyError) -> JSONValue = { () throws(ParleyError) in
-            try await rpc.call(call)
-        }
-        // Best effort: a failed unsubscribe leaves nothing to do on our side.
-        let unsubscribeCall: @Sendable (JSONValue) async -> Void = { key in
-            if let unsubscribe { _ = try? await rpc.call(DynamicMethod(unsubscribe, params: .array([key]))) }
-        }
-        let (id, stream) = try multiplexer.addSubscription(matcher) { [weak self] id, key in
-            // The consumer stopped iterating, or the subscription failed or closed.
-            guard let self else { return }
-            self.state.withLock { state in
-                state.subscribeCalls[id] = nil
-                state.backfills[id] = nil
-            }
-            guard let key, self.isOpen else { return }
-            Task { await unsubscribeCall(key) }
-        }
-        state.withLock { state in
-            state.subscribeCalls[id] = subscribeCall
-            state.backfills[id] = backfill
-        }
-        do throws(ParleyError) {
-            multiplexer.bindSubscription(id, key: try await subscribeCall())
-        } catch {
-            multiplexer.failSubscription(id, with: error)
-            _ = state.withLock { $0.subscribeCalls.removeValue(forKey: id) }
-            throw error
-        }
-        return JSONRPCSubscription(stream: stream, key: { [weak self] in self?.multiplexer.key(of: id) }) { [weak self] in
-            guard let self else { return }
-            _ = self.state.withLock { $0.subscribeCalls.removeValue(forKey: id) }
-            guard let key = self.multiplexer.removeSubscription(id), self.isOpen else { return }
-            await unsubscribeCall(key)
-        }
+        try await multiplexer.subscribe(method, notifications: matcher, unsubscribe: unsubscribe, backfill: backfill, on: self)
     }
 
     /// Closes the WebSocket (normal closure) and stops reconnecting; pending calls fail with
     /// ``/Parley/ParleyError/Kind/transport``, ``incoming`` and every subscription end.
     public func close() async {
-        let (writer, task) = state.withLock { state -> (WebSocketOutboundWriter?, Task<Void, Never>?) in
+        let (task, writer) = state.withLock { state in
             state.closedByUser = true
-            if case .open(let writer) = state.connection { return (writer, state.task) }
-            return (nil, state.task)
+            return (state.task, state.outbound)
         }
         finish(reason: "it was closed")
         guard let task else { return }
@@ -294,45 +247,44 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
 
     // MARK: The connection
 
-    private var isOpen: Bool {
-        state.withLock { if case .open = $0.connection { true } else { false } }
-    }
-
     /// Connects, reads until the connection ends, and (with a policy) connects again, until closed.
     private func run(reportingFirstConnection opened: AsyncStream<Result<Void, ParleyError>>.Continuation) async {
         var failuresInARow = 0
         while true {
-            let connectedAt = state.withLock { $0.generation }
+            let connectedAt = multiplexer.generation
             var failure: (any Error)?
             do {
                 try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) {
                     inbound,
                     outbound,
                     _ in
-                    let current = self.state.withLock { state in
-                        state.generation += 1
-                        return state.generation
+                    let write: JSONRPCMultiplexer.Writer = { data throws(ParleyError) in try await Self.write(data, to: outbound)
                     }
-                    self.opened(outbound, generation: current)
+                    self.state.withLock { $0.outbound = outbound }
+                    let (current, resubscribe) = self.multiplexer.opened(write)
+                    self.eventsContinuation.yield(.connected(generation: current))
                     if current == 1 {
                         opened.yield(.success(()))
                         opened.finish()
                     } else {
-                        self.resubscribe(generation: current)
+                        self.resubscribe(resubscribe, generation: current)
                     }
-                    for try await message in inbound.messages(maxSize: self.maxMessageSize) {
-                        let data: Data =
+                    var failure: (any Error)?
+                    await self.multiplexer.read(write: write, ended: { failure = $0 }) { route in
+                        for try await message in inbound.messages(maxSize: self.maxMessageSize) {
                             switch message {
-                            case .text(let text): Data(text.utf8)
-                            case .binary(let buffer): Data(buffer.readableBytesView)
+                            case .text(let text): await route(Data(text.utf8))
+                            case .binary(let buffer): await route(Data(buffer.readableBytesView))
                             }
-                        self.multiplexer.dispatch(data) { data throws(ParleyError) in try await Self.write(data, to: outbound) }
+                        }
                     }
+                    self.state.withLock { $0.outbound = nil }
+                    if let failure { throw failure }
                 }
             } catch {
                 failure = error
             }
-            let generation = state.withLock { $0.generation }
+            let generation = multiplexer.generation
             let wasConnected = generation > connectedAt
             if generation == 0 {
                 let error = ParleyError(
@@ -373,141 +325,26 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
         }
     }
 
-    /// A connection opened: waiting messages go out on it.
-    private func opened(_ writer: WebSocketOutboundWriter, generation: Int) {
-        // Subscriptions wait for their new key before the first message of this connection is read.
-        if generation > 1 { _ = multiplexer.unbindSubscriptions() }
-        let waiters = state.withLock { state -> [CheckedContinuation<WebSocketOutboundWriter, any Error>] in
-            guard case .connecting(let waiters) = state.connection else { return [] }
-            state.connection = .open(writer)
-            return Array(waiters.values)
-        }
-        for waiter in waiters { waiter.resume(returning: writer) }
-        eventsContinuation.yield(.connected(generation: generation))
-    }
-
     /// The connection ended and another will be tried: pending calls fail, new ones wait.
     private func disconnected(reason: String) {
-        state.withLock { state in
-            if case .open = state.connection { state.connection = .connecting(waiters: [:]) }
-        }
-        multiplexer.failPending(reason: reason)
+        multiplexer.connectionLost(reason: reason)
         eventsContinuation.yield(.disconnected(reason: reason))
     }
 
     /// Closes for good: waiting and pending calls fail, streams end.
     private func finish(reason: String) {
-        let waiters = state.withLock { state -> [CheckedContinuation<WebSocketOutboundWriter, any Error>] in
-            defer { if case .closed = state.connection {} else { state.connection = .closed(reason: reason) } }
-            if case .connecting(let waiters) = state.connection { return Array(waiters.values) }
-            return []
-        }
-        let failure = ParleyError(.transport, "The JSON-RPC WebSocket to \(url) is closed: \(reason).")
-        for waiter in waiters { waiter.resume(throwing: failure) }
+        guard !multiplexer.isClosed else { return }
         multiplexer.close(reason: reason)
         eventsContinuation.yield(.closed(reason: reason))
         eventsContinuation.finish()
     }
 
-    /// Issues every active subscription again on a new connection.
-    private func resubscribe(generation: Int) {
-        let (calls, backfills) = state.withLock { ($0.subscribeCalls, $0.backfills) }
-        guard !calls.isEmpty else { return }
+    /// Issues the active subscriptions again on a new connection.
+    private func resubscribe(_ ids: [Int], generation: Int) {
+        guard !ids.isEmpty else { return }
         Task {
-            var failed = 0
-            for (id, call) in calls.sorted(by: { $0.key < $1.key }) {
-                do throws(ParleyError) {
-                    let key = try await call()
-                    // Before the new key is bound, so that the new notifications (held meanwhile) come after.
-                    await fillGap(of: id, backfill: backfills[id])
-                    multiplexer.bindSubscription(id, key: key)
-                } catch  where error.kind == .transport {
-                    // The new connection dropped too: the next one issues it again.
-                    failed += 1
-                } catch {
-                    failed += 1
-                    multiplexer.failSubscription(id, with: error)
-                    _ = state.withLock { $0.subscribeCalls.removeValue(forKey: id) }
-                }
-            }
-            eventsContinuation.yield(.resubscribed(generation: generation, count: calls.count - failed, failed: failed))
-        }
-    }
-
-    /// Hands subscription `id` what its backfill hook fetched since its last notification, or a gap marker when it
-    /// has no hook or the hook failed.
-    private func fillGap(of id: Int, backfill: JSONRPCBackfill?) async {
-        let last = multiplexer.lastNotification(of: id)
-        let marker = multiplexer.gapMarker(for: id)
-        guard let backfill else { return multiplexer.yield(marker, to: id) }
-        do throws(ParleyError) {
-            for notification in try await backfill(last) { multiplexer.yield(notification, to: id) }
-        } catch {
-            logger.warning("The backfill of a subscription failed, so it reports a gap instead: \(error)")
-            multiplexer.yield(marker, to: id)
-        }
-    }
-
-    /// The open connection's writer, waiting for a reconnect in progress.
-    private func openWriter() async throws(ParleyError) -> WebSocketOutboundWriter {
-        enum Now {
-            case ready(WebSocketOutboundWriter)
-            case closed(String)
-            case wait
-        }
-        switch state.withLock({ state -> Now in
-            switch state.connection {
-            case .open(let writer): .ready(writer)
-            case .closed(let reason): .closed(reason)
-            case .connecting: .wait
-            }
-        }) {
-        case .ready(let writer): return writer
-        case .closed(let reason): throw ParleyError(.transport, "The JSON-RPC WebSocket to \(url) is closed: \(reason).")
-        case .wait: break
-        }
-        let waiter = state.withLock { state in
-            state.nextWaiter += 1
-            return state.nextWaiter
-        }
-        do {
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation {
-                    (continuation: CheckedContinuation<WebSocketOutboundWriter, any Error>) in
-                    let now = state.withLock { state -> Result<WebSocketOutboundWriter, ParleyError>? in
-                        switch state.connection {
-                        case .open(let writer):
-                            return .success(writer)
-                        case .closed(let reason):
-                            return .failure(ParleyError(.transport, "The JSON-RPC WebSocket to \(url) is closed: \(reason)."))
-                        case .connecting(var waiters):
-                            if Task.isCancelled {
-                                return .failure(
-                                    ParleyError(.cancelled, "The JSON-RPC call was cancelled while the WebSocket reconnected.")
-                                )
-                            }
-                            waiters[waiter] = continuation
-                            state.connection = .connecting(waiters: waiters)
-                            return nil
-                        }
-                    }
-                    if let now { continuation.resume(with: now.mapError { $0 as any Error }) }
-                }
-            } onCancel: {
-                let continuation = state.withLock { state -> CheckedContinuation<WebSocketOutboundWriter, any Error>? in
-                    guard case .connecting(var waiters) = state.connection, let continuation = waiters.removeValue(forKey: waiter)
-                    else {
-                        return nil
-                    }
-                    state.connection = .connecting(waiters: waiters)
-                    return continuation
-                }
-                continuation?.resume(
-                    throwing: ParleyError(.cancelled, "The JSON-RPC call was cancelled while the WebSocket reconnected.")
-                )
-            }
-        } catch {
-            throw ParleyError.wrapping(error, as: .transport, "Waiting for the WebSocket to reconnect failed: \(error)")
+            let (count, failed) = await multiplexer.resubscribe(ids)
+            eventsContinuation.yield(.resubscribed(generation: generation, count: count, failed: failed))
         }
     }
 

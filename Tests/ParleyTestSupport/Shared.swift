@@ -57,39 +57,33 @@ struct ParleyRun {
         let errorURL = URL(fileURLWithPath: folder.path + "/stderr")
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
-        let process = Process()
+        let path: String
+        let spawnArguments: [String]
         if onTerminal {
             let quoted = ([executable.path] + arguments).map { "'" + $0.replacing("'", with: #"'\''"#) + "'" }
             guard let script = Self.script else {
                 Issue.record("util-linux `script` is not installed: cannot run parley on a pseudo-terminal")
                 throw CancellationError()
             }
-            process.executableURL = script
-            process.arguments = ["-qec", "exec " + quoted.joined(separator: " "), "/dev/null"]
+            path = script.path
+            spawnArguments = ["-qec", "exec " + quoted.joined(separator: " "), "/dev/null"]
         } else {
-            process.executableURL = executable
-            process.arguments = arguments
+            path = executable.path
+            spawnArguments = arguments
         }
-        process.standardInput = FileHandle.nullDevice
+        var inherited: [String: String]?
         if !environment.isEmpty {
-            var inherited = ProcessInfo.processInfo.environment
-            for (name, value) in environment { inherited[name] = value }
-            process.environment = inherited
+            var variables = ProcessInfo.processInfo.environment
+            for (name, value) in environment { variables[name] = value }
+            inherited = variables
         }
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: errorURL)
         let hung = LockedState<Task<Bool, Never>?>(nil)
-        status = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-                let pid = process.processIdentifier
-                hung.withLock { $0 = Task { (try? await Task.sleep(for: hangGuard)) != nil && kill(pid, SIGTERM) == 0 } }
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
+        let exit = try await runToEnd(path, spawnArguments, environment: inherited, output: outputURL.path, error: errorURL.path)
+        {
+            pid in
+            hung.withLock { $0 = Task { (try? await Task.sleep(for: hangGuard)) != nil && kill(pid, SIGTERM) == 0 } }
         }
+        status = exit.code
         if let guardTask = hung.withLock({ $0 }) {
             guardTask.cancel()
             let fired = await guardTask.value
@@ -123,4 +117,42 @@ final class CommandScratchFolder: Sendable {
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Runs `path arguments…` to the end, standard input from `/dev/null`, standard output and error appended to the files
+/// `output` and `error` (the same file for both is fine); `started` gets its process identifier. Spawned as the library
+/// spawns its children (`Spawn`), not with Foundation's `Process`, whose `run()` crashes the test process now and then
+/// on Linux (swift-corelibs-foundation #5472).
+func runToEnd(
+    _ path: String,
+    _ arguments: [String],
+    environment: [String: String]? = nil,
+    output: String,
+    error: String,
+    started: (Int32) -> Void = { _ in }
+) async throws -> JSONRPCChildExit {
+    let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+    let outputDescriptor = open(output, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+    let errorDescriptor = open(error, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+    defer { for descriptor in [input, outputDescriptor, errorDescriptor] where descriptor >= 0 { close(descriptor) } }
+    guard input >= 0, outputDescriptor >= 0, errorDescriptor >= 0 else {
+        throw ParleyError(.transport, "Cannot open the files for \(path): \(String(cString: strerror(errno)))")
+    }
+    let (exits, continuation) = AsyncStream.makeStream(of: JSONRPCChildExit.self)
+    let pid = try Spawn.start(
+        path,
+        arguments: arguments,
+        environment: environment,
+        currentDirectory: nil,
+        standardInput: input,
+        standardOutput: outputDescriptor,
+        standardError: errorDescriptor
+    )
+    Spawn.watch(pid) { exit in
+        continuation.yield(exit)
+        continuation.finish()
+    }
+    started(pid)
+    for await exit in exits { return exit }
+    throw ParleyError(.transport, "\(path) (pid \(pid)) ended without an exit status")
 }

@@ -145,19 +145,11 @@ extension MCPStreamableHTTPChannel {
         return nil
     }
 
-    /// Whether `message` is an answer (no `method`) to one of `ids`, or a batch holding one.
+    /// Whether `message` is an answer (no `method`) to one of `ids`, or a batch holding one: read from its bytes, so
+    /// that the answer is decoded once, by its caller.
     static func answers(_ message: Data, ids: [JSONRPCID]) -> Bool {
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: message) else { return false }
-        func answersOne(_ element: JSONValue) -> Bool {
-            guard case .object(let members) = element, members["method"] == nil else { return false }
-            switch members["id"] {
-            case .int(let number)?: return ids.contains(.number(number))
-            case .string(let string)?: return ids.contains(.string(string))
-            default: return false
-            }
-        }
-        if case .array(let elements) = value { return elements.contains(where: answersOne) }
-        return answersOne(value)
+        guard case .answers(let answered) = JSONRPCFrame.scan(message) else { return false }
+        return answered.contains(where: ids.contains)
     }
 
     /// Keeps the session id the server assigned in its answer to `initialize`.

@@ -259,7 +259,7 @@ struct AsyncHTTPClientUpstreamCrashTests {
     static func expectCrash(probe: String, response: String, fixed: String) async throws {
         let server = try await ConnectionFaultServer.start()
         let encoded = response.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-        let run: (Process.TerminationReason, Int32, String)
+        let run: (Reason, Int32, String)
         do {
             run = try await Self.run(try #require(ParleyRun.executable), [probe, "\(server.baseURL)/raw?bytes=\(encoded)"])
         } catch {
@@ -276,31 +276,27 @@ struct AsyncHTTPClientUpstreamCrashTests {
     }
 
     /// Runs `executable arguments…` to the end: how it ended, its status or signal, and its standard output.
-    static func run(_ executable: URL, _ arguments: [String]) async throws -> (Process.TerminationReason, Int32, String) {
+    static func run(_ executable: URL, _ arguments: [String]) async throws -> (Reason, Int32, String) {
         let folder = try ScratchFolder()
         defer { folder.remove() }
         let outputURL = folder.file("stdout")
         _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
         // A crash is expected: no backtrace (symbolicating one takes seconds).
-        process.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: outputURL)
-        process.standardError = try FileHandle(forWritingTo: outputURL)
-        let (reason, status) = try await withCheckedThrowingContinuation {
-            (continuation: CheckedContinuation<(Process.TerminationReason, Int32), any Error>) in
-            process.terminationHandler = { continuation.resume(returning: ($0.terminationReason, $0.terminationStatus)) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        return (reason, status, String(decoding: try Data(contentsOf: outputURL), as: UTF8.self))
+        let environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { $1 }
+        let exit = try await runToEnd(
+            executable.path,
+            arguments,
+            environment: environment,
+            output: outputURL.path,
+            error: outputURL.path
+        )
+        return (
+            exit.bySignal ? .uncaughtSignal : .exit, exit.code, String(decoding: try Data(contentsOf: outputURL), as: UTF8.self)
+        )
     }
+
+    /// How the child ended.
+    enum Reason { case exit, uncaughtSignal }
 }
 
 /// FoundationNetworking's own behaviour (Swift 6.3 toolchain) on a response whose head a server cuts short: libcurl
