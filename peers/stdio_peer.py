@@ -23,6 +23,8 @@ received(marker), and for the stdio suite:
     The cancellation notifications of LSP (`$/cancelRequest` {id}) and MCP (`notifications/cancelled`
     {requestId, reason}) are recorded: received("cancel") lists them as ["cancel", method, params].
     exit_now(code) exits the process at once with `code`, answering nothing.
+    subscribe(topic, count), unsubscribe(id), burst(count), flood(count, method): subscriptions, and a peer that floods
+    the client with notifications or requests (see each function).
 """
 
 import argparse
@@ -228,6 +230,52 @@ def _cancellation(method):
 
 dispatcher.add_method(_cancellation("$/cancelRequest"), name="$/cancelRequest")
 dispatcher.add_method(_cancellation("notifications/cancelled"), name="notifications/cancelled")
+
+
+_subscriptions = itertools.count(1)
+
+
+@dispatcher.add_method
+def subscribe(topic, count=5):
+    """A subscription in the style of eth_subscribe: returns its id, and sends `count` notifications `tick`
+    {"subscription": id, "topic": topic, "n": 0…count-1}. The first two go out before the answer (a client must hold
+    them for the subscription), the rest from a thread of their own, after or around it."""
+    subscription = "sub-%d" % next(_subscriptions)
+
+    def tick(n):
+        outgoing.notify("tick", {"subscription": subscription, "topic": topic, "n": n})
+
+    for n in range(min(2, count)):
+        tick(n)
+    threading.Thread(target=lambda: [tick(n) for n in range(2, count)]).start()
+    return subscription
+
+
+@dispatcher.add_method
+def unsubscribe(subscription):
+    with _received_lock:
+        _received.append(["unsubscribe", ["unsubscribe", subscription]])
+    return True
+
+
+@dispatcher.add_method
+def burst(count):
+    """Sends `count` notifications `burst` {"n": i}, then answers `count`: a peer that floods the client."""
+    for n in range(count):
+        outgoing.notify("burst", {"n": n})
+    return count
+
+
+@dispatcher.add_method
+def flood(count, method="hold"):
+    """Sends the client `count` requests `method` [i] at once, waits for every answer (at most 60 s), and returns how
+    many were answered with a result: a peer that floods the client with requests."""
+    slots = [outgoing.start(method, [n])[1] for n in range(count)]
+    answered = 0
+    for slot in slots:
+        if slot["event"].wait(60) and "result" in slot.get("answer", {}):
+            answered += 1
+    return answered
 
 
 @dispatcher.add_method

@@ -91,9 +91,8 @@ package struct JSONRPCConnectionState: Sendable {
 
     /// The most notifications held for subscriptions not yet answered; later ones go to `incoming`.
     package let maxHeld: Int
-    /// The most requests of the peer handled at once: a reading loop reads on once one of them is answered (so a peer
-    /// that floods us waits, as TCP or a pipe makes it); a message routed outside a loop is answered with
-    /// ``busyError(limit:)``.
+    /// The most requests of the peer handled at once: the reading loop takes the next one on once one of them is
+    /// answered (so a peer that floods us waits, as TCP or a pipe makes it).
     package let maxPeerRequests: Int
 
     /// A connection being opened, or (with `writer`) one that is open.
@@ -313,14 +312,6 @@ package struct JSONRPCConnectionState: Sendable {
         }
         peerRequests = max(0, peerRequests - 1)
         return nil
-    }
-
-    /// The answer to a request of the peer beyond the limit: `-32000`, so that it can send it again later.
-    package static func busyError(limit: Int) -> JSONRPCError {
-        JSONRPCError(
-            code: -32000,
-            message: "Too many concurrent requests: at most \(limit) are handled at once; send it again once one is answered"
-        )
     }
 
     // MARK: Subscriptions

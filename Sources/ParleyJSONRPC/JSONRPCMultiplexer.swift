@@ -130,10 +130,14 @@ package final class JSONRPCMultiplexer: Sendable {
 
     // MARK: Reading
 
+    /// The handling of one of the peer's requests: runs its handler and writes its answer.
+    package typealias Handling = @Sendable () async -> Void
+
     /// The reading loop of one connection: `frames` reads the connection and hands each message to `route`; the
-    /// peer's requests are handled concurrently, in a task group this loop owns, and answered with `write`. When
-    /// `frames` returns or throws, `ended` runs (with the error), then the handlers still running are cancelled and
-    /// awaited.
+    /// peer's requests are handled concurrently, in a task group this loop owns, at most ``JSONRPCConnectionState/maxPeerRequests``
+    /// at once (the loop reads on once one is answered, so a peer that floods us waits, as TCP makes it), and
+    /// answered with `write`. When `frames` returns or throws, `ended` runs (with the error), then the handlers still
+    /// running are cancelled (their connection is gone) and awaited.
     package func read(
         write: @escaping Writer,
         ended: (_ failure: (any Error)?) -> Void,
@@ -142,8 +146,11 @@ package final class JSONRPCMultiplexer: Sendable {
         await withDiscardingTaskGroup { group in
             do {
                 try await frames { message in
-                    if let handling = await self.route(message, write: write, waitForSlot: true) {
-                        group.addTask(operation: handling)
+                    guard let handling = self.route(message, write: write) else { return }
+                    await self.acquirePeerRequestSlot()
+                    group.addTask { [state] in
+                        defer { state.withLock { $0.peerRequestFinished() }?.resume() }
+                        await handling()
                     }
                 }
                 ended(nil)
@@ -154,21 +161,34 @@ package final class JSONRPCMultiplexer: Sendable {
         }
     }
 
-    /// Routes one message read outside a reading loop (an MCP event stream): its handling, if any, runs in a task of
-    /// its own.
-    package func dispatch(_ message: Data, write: @escaping Writer) {
-        Task {
-            guard let handling = await route(message, write: write, waitForSlot: false) else { return }
-            await handling()
+    /// Runs the handlings a reader thread routed (``route(_:write:)``, in arrival order), in a task group of this
+    /// task, at most ``JSONRPCConnectionState/maxPeerRequests`` at once; `taken` runs as each is taken on (the
+    /// thread's hand-off has room again). Returns when `handlings` ends and every handler has finished.
+    package func run(_ handlings: AsyncStream<Handling>, taken: @Sendable () -> Void) async {
+        await withDiscardingTaskGroup { group in
+            for await handling in handlings {
+                taken()
+                await acquirePeerRequestSlot()
+                group.addTask { [state] in
+                    defer { state.withLock { $0.peerRequestFinished() }?.resume() }
+                    await handling()
+                }
+            }
         }
     }
 
-    /// Routes one message from the peer, decoding it once at most: an answer goes to its caller undecoded (the caller
-    /// decodes it with its typed decoders), a notification to its subscription or ``incoming``; returns the handling
-    /// of a request (its answer written with `write`), to run concurrently. With `waitForSlot`, a request beyond the
-    /// concurrency limit waits for a slot (the reading loop stops reading meanwhile); without, it is answered
-    /// with an error.
-    private func route(_ message: Data, write: @escaping Writer, waitForSlot: Bool) async -> (@Sendable () async -> Void)? {
+    /// Routes one message read outside a reading loop (an MCP event stream; several streams feed one channel): its
+    /// handling, if any, runs in a task of its own.
+    package func dispatch(_ message: Data, write: @escaping Writer) {
+        guard let handling = route(message, write: write) else { return }
+        Task(operation: handling)
+    }
+
+    /// Routes one message from the peer, in arrival order, decoding it once at most: an answer goes to its caller
+    /// undecoded (the caller decodes it with its typed decoders), a notification to its subscription or ``incoming``
+    /// (a cancellation also cancels the request it names); a request is reserved for the peer's cancellations and its
+    /// handling returned (its answer written with `write`), to run concurrently.
+    package func route(_ message: Data, write: @escaping Writer) -> Handling? {
         switch JSONRPCFrame.scan(message) {
         case .answers(let ids):
             let reply = JSONRPCReply(data: message)
@@ -188,25 +208,13 @@ package final class JSONRPCMultiplexer: Sendable {
             notify(JSONRPCIncoming(method: method, params: members["params"], id: nil))
             return nil
         }
-        if !state.withLock({ $0.peerRequestStarted() }) {
-            guard waitForSlot else {
-                let limit = state.withLock { $0.maxPeerRequests }
-                guard let busy = Self.busyAnswer(to: parsed, limit: limit) else { return nil }
-                return { try? await write(busy) }
-            }
-            await waitForPeerRequestSlot()
-        }
-        guard let handling = router.intake(parsed: parsed, tasks: requests) else {
-            state.withLock { $0.peerRequestFinished() }?.resume()
-            return nil
-        }
-        return { [state] in
-            defer { state.withLock { $0.peerRequestFinished() }?.resume() }
-            if let answer = await handling() { try? await write(answer) }
-        }
+        guard let handling = router.intake(parsed: parsed, tasks: requests) else { return nil }
+        return { if let answer = await handling() { try? await write(answer) } }
     }
 
-    private func waitForPeerRequestSlot() async {
+    /// Waits until fewer than the limit of the peer's requests are being handled, and takes a slot.
+    private func acquirePeerRequestSlot() async {
+        guard !state.withLock({ $0.peerRequestStarted() }) else { return }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: JSONRPCConnectionState.SlotContinuation) in
                 // Cancelled (the connection is going away): on at once, the handlers are about to be cancelled too.
@@ -215,19 +223,6 @@ package final class JSONRPCMultiplexer: Sendable {
         } onCancel: {
             state.withLock { $0.stopWaitingForPeerRequestSlot() }?.resume()
         }
-    }
-
-    /// The answer to a request (or the requests of a batch) beyond the concurrency limit.
-    private static func busyAnswer(to parsed: JSONValue, limit: Int) -> Data? {
-        let error = JSONRPCConnectionState.busyError(limit: limit)
-        func one(_ element: JSONValue) -> Data? {
-            guard case .object(let members) = element, let id = members["id"] else { return nil }
-            return JSONRPCRouter.errorResponse(error, id: id)
-        }
-        guard case .array(let elements) = parsed else { return one(parsed) }
-        let answers = elements.compactMap(one)
-        guard !answers.isEmpty else { return nil }
-        return Data("[".utf8) + answers.joined(separator: Data(",".utf8)) + Data("]".utf8)
     }
 
     /// A notification: to the subscription it belongs to, held while a subscription of its method awaits its key, or

@@ -72,20 +72,21 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
         let writer = self.writer
         let write: JSONRPCMultiplexer.Writer = { data throws(ParleyError) in try await writer.write(framing.frame(data)) }
         _ = multiplexer.opened(write)
-        // Blocking reads on a thread of their own (never on Swift's threads); the messages go to the reading loop, a
-        // task that routes them and owns the handlers of the peer's requests. At most `Self.framesInFlight` messages
-        // wait between the two: a peer that floods us fills its pipe, not our memory.
-        let (frames, framesContinuation) = AsyncStream.makeStream(of: Inbound.self)
+        // Blocking reads on a thread of their own (never on Swift's threads), which routes each message as it arrives:
+        // answers resume their callers at once. The peer's requests go to a task that runs their handlers in a task
+        // group of its own, at most 256 at once; at most `Self.handlingsInFlight` more wait between the two, then the
+        // thread stops reading: a peer that floods us fills its pipe, not our memory.
+        let (handlings, handlingsContinuation) = AsyncStream.makeStream(of: JSONRPCMultiplexer.Handling.self)
         // Made empty and then given its room: libdispatch traps when a semaphore is released below its initial value,
-        // which one made with the room would be while messages wait.
+        // which one made with the room would be while handlings wait.
         let room = DispatchSemaphore(value: 0)
-        for _ in 0..<Self.framesInFlight { room.signal() }
+        for _ in 0..<Self.handlingsInFlight { room.signal() }
         let parser = FrameParser(framing: framing, maxMessageSize: maxMessageSize)
         let childExit = child?.exit
         let childName = child?.name ?? ""
         let thread = Thread { [weak self] in
             var parser = parser
-            defer { framesContinuation.finish() }
+            defer { handlingsContinuation.finish() }
             while true {
                 let chunk = StreamIO.read(input)
                 guard let chunk, !chunk.isEmpty else {
@@ -96,20 +97,18 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
                             childExit.wait(timeout: .seconds(1)).map { "the child process \(childName) \($0)" }
                             ?? "the child process \(childName) closed its output"
                     }
-                    framesContinuation.yield(.end(reason))
+                    multiplexer.close(reason: reason)
                     return
                 }
-                guard self != nil else {
-                    framesContinuation.yield(.end("the channel was released"))
-                    return
-                }
+                guard self != nil else { return }
                 let (messages, failure) = parser.feed(chunk)
                 for message in messages {
+                    guard let handling = multiplexer.route(message, write: write) else { continue }
                     room.wait()
-                    framesContinuation.yield(.message(message))
+                    handlingsContinuation.yield(handling)
                 }
                 if let failure {
-                    framesContinuation.yield(.end("the peer sent \(failure)"))
+                    multiplexer.close(reason: "the peer sent \(failure)")
                     return
                 }
             }
@@ -117,29 +116,12 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
         thread.name = "parley.jsonrpc.reader"
         thread.start()
         Task {
-            await multiplexer.read(write: write, ended: { _ in }) { route in
-                for await inbound in frames {
-                    switch inbound {
-                    case .message(let message):
-                        room.signal()
-                        await route(message)
-                    case .end(let reason):
-                        multiplexer.close(reason: reason)
-                        return
-                    }
-                }
-            }
+            await multiplexer.run(handlings) { room.signal() }
         }
     }
 
-    /// What the reader thread hands the reading loop.
-    private enum Inbound: Sendable {
-        case message(Data)
-        case end(String)
-    }
-
-    /// The most messages read but not yet routed.
-    static let framesInFlight = 64
+    /// The most handlings of the peer's requests routed but not yet taken on.
+    static let handlingsInFlight = 64
 
     deinit {
         if child != nil { closeOutput() }
