@@ -14,6 +14,7 @@ let testDependencies: [Target.Dependency] = [
     "ParleyURLSession",
     "ParleyTesting",
     "ParleyJSONRPC",
+    "ParleyJSONRPCStdio",
     "ParleyJSONRPCWebSocket",
     "ParleyDemoServer",
     .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -42,6 +43,7 @@ let package = Package(
         .library(name: "ParleyURLSession", targets: ["ParleyURLSession"]),
         .library(name: "ParleyTesting", targets: ["ParleyTesting"]),
         .library(name: "ParleyJSONRPC", targets: ["ParleyJSONRPC"]),
+        .library(name: "ParleyJSONRPCStdio", targets: ["ParleyJSONRPCStdio"]),
         .library(name: "ParleyJSONRPCWebSocket", targets: ["ParleyJSONRPCWebSocket"]),
         .executable(name: "parley", targets: ["parley"]),
     ],
@@ -102,9 +104,19 @@ let package = Package(
             name: "ParleyJSONRPC",
             dependencies: [
                 "Parley",
-                "CParleySystem",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // JSON-RPC over byte streams: child processes, pipes, framing, `serve`. Apart from ParleyJSONRPC, which then
+        // needs no full Foundation (FoundationEssentials on Linux) for JSON-RPC over HTTP and WebSocket.
+        .target(
+            name: "ParleyJSONRPCStdio",
+            dependencies: [
+                "Parley",
+                "ParleyJSONRPC",
+                "CParleySystem",
             ],
             swiftSettings: swiftSettings
         ),
@@ -153,6 +165,7 @@ let package = Package(
                 "ParleyAsyncHTTPClient",
                 "ParleyURLSession",
                 "ParleyJSONRPC",
+                "ParleyJSONRPCStdio",
                 "ParleyJSONRPCWebSocket",
                 "ParleyDemoServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

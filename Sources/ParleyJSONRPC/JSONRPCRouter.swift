@@ -27,7 +27,7 @@ public struct JSONRPCRouter: Sendable {
     public var encoder: JSONEncoder
     /// Decodes parameters.
     public var decoder: JSONDecoder
-    /// The peer's cancellation notifications this router honours when it serves a connection (``serve(input:output:framing:maxMessageSize:)``,
+    /// The peer's cancellation notifications this router honours when it serves a connection (`serve(input:output:framing:maxMessageSize:)`,
     /// or a channel's peer): the handler of the request named is cancelled (its task sees `Task.isCancelled`, and
     /// `Task.sleep` throws), and the request is answered as the cancellation says (LSP: `-32800`; MCP: no answer).
     /// Both by default; empty to ignore them. A handler registered for the same method still runs.

@@ -3,6 +3,7 @@ import Foundation
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyJSONRPC
+import ParleyJSONRPCStdio
 
 /// `parley mcp`: a Model Context Protocol client on the command line.
 struct MCPCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import Parley
 import ParleyDemoServer
 import ParleyJSONRPC
+import ParleyJSONRPCStdio
 
 /// `parley serve-stdio`: the demo server's JSON-RPC methods over standard input and output, for an editor, an
 /// MCP client or any program that starts it as a child process.

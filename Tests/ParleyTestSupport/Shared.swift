@@ -6,6 +6,7 @@ import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
 import ParleyJSONRPC
+import ParleyJSONRPCStdio
 import ParleyTesting
 import ParleyURLSession
 import Testing

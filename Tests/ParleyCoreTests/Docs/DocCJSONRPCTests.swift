@@ -5,6 +5,7 @@ import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
 import ParleyJSONRPC
+import ParleyJSONRPCStdio
 import Testing
 import Tracing
 
@@ -217,6 +218,39 @@ extension DocCJSONRPC {
             let exit = await child.shutdown()
             print(exit?.description ?? "")                            // exited with status 0
             #expect(exit?.isSuccess == true)
+        }
+
+        @Test(
+            "a subscription over a child process's standard input and output",
+            .enabled(
+                if: ProcessInfo.processInfo.environment["PARLEY_PYTHON"] != nil
+                    && ProcessInfo.processInfo.environment["PARLEY_STDIO_PEER"] != nil,
+                "scripts/start-peers exports PARLEY_PYTHON and PARLEY_STDIO_PEER"
+            )
+        )
+        func stdioSubscription() async throws {
+            let environment = ProcessInfo.processInfo.environment
+            let peer = try JSONRPCStreamChannel.launch(
+                executable: URL(fileURLWithPath: try #require(environment["PARLEY_PYTHON"])),
+                arguments: [try #require(environment["PARLEY_STDIO_PEER"])],
+                framing: .contentLength
+            )
+            let ticks = try await peer.subscribe(
+                DynamicMethod("subscribe", params: ["prices", 3]),
+                notifications: .parameter("subscription", of: "tick"),
+                unsubscribe: "unsubscribe"
+            )
+            var seen = 0
+            for try await tick in ticks {
+                print(tick.params?["n"] ?? .null)   // 0, 1, 2
+                seen += 1
+                if seen == 3 { break }
+            }
+            await ticks.cancel()   // the peer receives unsubscribe with the subscription's key
+            #expect(seen == 3)
+            let rpc = JSONRPCClient(channel: peer)
+            #expect(try await rpc.call(DynamicMethod("received", params: ["unsubscribe"])).arrayValue?.count == 1)
+            #expect(await peer.shutdown()?.isSuccess == true)
         }
     }
 }

@@ -3,6 +3,7 @@
 import Foundation
 import Parley
 import ParleyJSONRPC
+import ParleyJSONRPCStdio
 import Testing
 
 @testable import ParleyTestSupport

@@ -2,6 +2,7 @@ import Foundation
 import Parley
 import ParleyDemoServer
 import ParleyJSONRPC
+import ParleyJSONRPCStdio
 import Testing
 
 @testable import ParleyTestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import Parley
 import ParleyJSONRPC
+import ParleyJSONRPCStdio
 import Testing
 
 @testable import ParleyTestSupport

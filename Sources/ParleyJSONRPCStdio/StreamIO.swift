@@ -1,3 +1,4 @@
+import CParleySystem
 import Foundation
 import Parley
 

@@ -1,5 +1,6 @@
 public import Foundation
 public import Parley
+public import ParleyJSONRPC
 
 extension JSONRPCRouter {
     /// Answers the JSON-RPC messages read from `input` on `output` until the input ends: a server over
@@ -11,14 +12,14 @@ extension JSONRPCRouter {
     /// ```
     ///
     /// Messages are handled concurrently, each answer written as soon as its handler returns. The peer's cancellation
-    /// notifications (``cancellations``: LSP's `$/cancelRequest`, MCP's `notifications/cancelled`) cancel the handler
+    /// notifications (``/ParleyJSONRPC/JSONRPCRouter/cancellations``: LSP's `$/cancelRequest`, MCP's `notifications/cancelled`) cancel the handler
     /// of the request they name. When the input
     /// ends, this waits until every answer has been written, then returns. Only this side speaks when spoken
     /// to: a server that also calls its client or sends it notifications uses a ``JSONRPCStreamChannel`` with
     /// this router instead.
     ///
     /// - Throws: ``/Parley/ParleyError/Kind/transport`` when reading fails or an answer cannot be written (the reader
-    ///   went away); ``Parley/ParleyError/Kind/jsonRPCProtocol`` when the framing breaks (a header block without
+    ///   went away); `jsonRPCProtocol` (`ParleyError.Kind.jsonRPCProtocol`) when the framing breaks (a header block without
     ///   `Content-Length`, a message over `maxMessageSize`); ``/Parley/ParleyError/Kind/cancelled`` when the task is
     ///   cancelled. Each only after the answers already under way are written. A cancelled server stops
     ///   answering at once, but its reading thread stays blocked until the input ends.

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Parley
+import ParleyJSONRPC
 
 #if canImport(Glibc)
     import Glibc

@@ -1,5 +1,6 @@
 public import Foundation
 public import Parley
+public import ParleyJSONRPC
 
 /// JSON-RPC over a pair of byte streams — a child process's stdin/stdout, pipes, a socket — in either
 /// framing (``JSONRPCFraming``). One channel multiplexes any number of concurrent calls, routed by id.

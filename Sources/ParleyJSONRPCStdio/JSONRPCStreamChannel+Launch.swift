@@ -1,6 +1,7 @@
 import Dispatch
 public import Foundation
 public import Parley
+public import ParleyJSONRPC
 
 #if canImport(Glibc)
     import Glibc
