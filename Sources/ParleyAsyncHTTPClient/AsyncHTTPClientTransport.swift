@@ -107,9 +107,17 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         var outgoing = HTTPClientRequest(url: request.absoluteURLString(baseURL: baseURL))
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
         outgoing.headers.reserveCapacity(request.headerFields.count)
+        // HTTPFields keeps a Cookie field as crumbs (one field per cookie, as HTTP/2 does); HTTP/1.1 wants one line
+        // (RFC 6265, section 5.4; RFC 9113, section 8.2.3): several Cookie lines reach many servers as one broken value.
+        var cookies: [String] = []
         for field in request.headerFields {
+            if field.name == .cookie {
+                cookies.append(field.value)
+                continue
+            }
             outgoing.headers.add(name: field.name.rawName, value: field.value)
         }
+        if !cookies.isEmpty { outgoing.headers.add(name: "Cookie", value: cookies.joined(separator: "; ")) }
         var bodyProgress: RequestBodyProgress?
         if let body {
             switch body.length {

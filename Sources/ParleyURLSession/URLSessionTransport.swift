@@ -168,7 +168,14 @@ public struct URLSessionTransport: ShutdownTransport {
         )
         for (key, value) in http.allHeaderFields {
             guard let key = key as? String, let name = HTTPField.Name(key), let value = value as? String else { continue }
-            response.headerFields.append(HTTPField(name: name, value: value))
+            guard name == .setCookie else {
+                response.headerFields.append(HTTPField(name: name, value: value))
+                continue
+            }
+            // FoundationNetworking combines the Set-Cookie fields into one with commas: split again, one per cookie.
+            for cookie in SetCookie.splitCombined(value) {
+                response.headerFields.append(HTTPField(name: .setCookie, value: cookie))
+            }
         }
         return Self.removingSessionDecodedCoding(response)
     }
@@ -186,9 +193,17 @@ public struct URLSessionTransport: ShutdownTransport {
         }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method.rawValue
+        // A Cookie field's crumbs (HTTPFields keeps one field per cookie) go as one line joined with "; " (RFC 6265,
+        // section 5.4): addValue would join them with commas, which servers read as one broken cookie.
+        var cookies: [String] = []
         for field in request.headerFields {
+            if field.name == .cookie {
+                cookies.append(field.value)
+                continue
+            }
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
         }
+        if !cookies.isEmpty { urlRequest.setValue(cookies.joined(separator: "; "), forHTTPHeaderField: "Cookie") }
         return urlRequest
     }
 }

@@ -20,13 +20,16 @@ struct HTTPCall {
         endpoint.query.items += items.query
         endpoint.body = items.body.map { .stream(HTTPBody($0), contentType: nil) } ?? .none
         endpoint.acceptableStatusCodes = .any  // the status decides the exit status, after the body is written
+        var configuration = Client.Configuration(
+            timeout: options.timeout.map { .seconds($0) },
+            redirects: RedirectPolicy(maxRedirects: options.maxRedirects)
+        )
+        // Cookies live for the invocation, redirect hops included (`parley get URL/cookies/set?a=b` shows `a`).
+        configuration.cookies = CookieJar()
         let client = Client(
             baseURL: endpoint.origin,
             middlewares: middlewares(requestBody: items.body),
-            configuration: Client.Configuration(
-                timeout: options.timeout.map { .seconds($0) },
-                redirects: RedirectPolicy(maxRedirects: options.maxRedirects)
-            )
+            configuration: configuration
         )
         let started = ContinuousClock.now
         do {

@@ -67,6 +67,11 @@ extension Client {
         /// ``ParleyError/Kind/bodyTooLarge`` and removes the partial file. Default: 4 GiB; `nil` for no limit
         /// (a server could then fill the disk).
         public var maxDownloadSize: Int64?
+        /// The cookies of this client: every request, every redirect hop included, sends the cookies of the jar that
+        /// belong to its URL, and the cookies its response sets are stored there (RFC 6265; see ``CookieJar``). Cookies
+        /// the endpoint or a middleware put in a `Cookie` field are sent too, before the jar's. `nil` (the default)
+        /// keeps no cookies, on every transport.
+        public var cookies: CookieJar? = nil
 
         /// The defaults, with any field overridden.
         public init(

@@ -22,7 +22,8 @@ import OpenAPIRuntime
 /// 5. **scope**: ``CallContext/current`` and what the stages below read per call (``CallScope``);
 /// 6. **middlewares**: the client's, outermost first; each sees the call once (a retry sends it down again);
 /// 7. **redirects**: each hop followed by the client's ``RedirectPolicy``, credentials kept to their origin;
-/// 8. **per request**: each request handed down from here (every attempt, every hop) is counted, then passes the
+/// 8. **per request**: each request handed down from here (every attempt, every hop) gets the cookies of
+///    ``Client/Configuration/cookies`` for its URL (and its response's are stored), is counted, then passes the
 ///    client's request middlewares, where tracing lives (a ``TracingMiddleware`` listed among the call's middlewares
 ///    is moved here, ahead of the request middlewares, so that it opens a span per request);
 /// 9. **transport**: header checks, decompression negotiated, the response head awaited within
@@ -66,6 +67,7 @@ final class Pipeline: Sendable {
         var handler = Self.transportStage(transport, base: try? base.get(), decompression: configuration.decompression)
         handler = Self.middlewareStage(self.requestMiddlewares, around: handler)
         handler = Self.countingStage(around: handler)
+        if let jar = configuration.cookies { handler = Self.cookieStage(jar, around: handler) }
         handler = Self.redirectStage(RedirectFollower(policy: configuration.redirects), around: handler)
         handler = Self.middlewareStage(self.middlewares, around: handler)
         self.handler = handler
@@ -194,6 +196,24 @@ final class Pipeline: Sendable {
     /// Stage 7: redirects followed under the middlewares, so that each middleware sees the call once.
     private static func redirectStage(_ redirects: RedirectFollower, around next: @escaping Handler) -> Handler {
         { request, body, url in try await redirects.send(request, body: body, baseURL: url, hop: next) }
+    }
+
+    /// Stage 8, first: the cookies of the jar that belong to the request's URL added to it, the ones its response sets
+    /// stored. Under the redirects, so that each hop sends its own URL's cookies and keeps what it sets.
+    private static func cookieStage(_ jar: CookieJar, around next: @escaping Handler) -> Handler {
+        { request, body, url in
+            guard let target = URL(string: request.absoluteURLString(baseURL: url)) else {
+                return try await next(request, body, url)
+            }
+            var request = request
+            if let cookies = jar.cookieHeader(for: target) {
+                let own = request.headerFields[values: .cookie]
+                request.headerFields[.cookie] = (own + [cookies]).joined(separator: "; ")
+            }
+            let (response, responseBody) = try await next(request, body, url)
+            jar.store(response.headerFields[values: .setCookie], from: target)
+            return (response, responseBody)
+        }
     }
 
     /// Stage 8: each request handed down counted (``CallScope/requests``), for the request middlewares.

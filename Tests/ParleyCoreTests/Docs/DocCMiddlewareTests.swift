@@ -116,6 +116,34 @@ extension DocCMiddleware {
             }
         }
 
+        @Test("cookies kept by a jar for a client, saved to a file and read back")
+        func cookies() async throws {
+            struct SetsTwoCookies: Endpoint {
+                typealias Response = Data
+                var path: Path = "/headers/multi"
+            }
+            try await withDocServer { baseURL, _ in
+                try await withTemporaryFolder { folder in
+                    let cookieFile = folder.appendingPathComponent("cookies.json")
+let jar = CookieJar()
+var configuration = Client.Configuration()
+configuration.cookies = jar
+let browsing = Client(baseURL: baseURL, configuration: configuration)
+_ = try await browsing.response(for: SetsTwoCookies())
+print(jar.cookies.map(\.name))                         // ["a", "b"]
+let below = baseURL.appending(path: "headers/other")   // set by /headers/multi: their path is /headers
+print(jar.cookieHeader(for: below) ?? "")              // a=1; b=2
+try jar.save(to: cookieFile)                           // readable by its owner only
+let restored = try CookieJar(contentsOf: cookieFile)
+print(restored.cookies.count)                          // 2
+                    #expect(jar.cookieHeader(for: below) == "a=1; b=2")
+                    #expect(jar.cookieHeader(for: baseURL) == nil)
+                    #expect(restored.cookies.count == 2)
+                    try await browsing.shutdown()
+                }
+            }
+        }
+
         @Test("CallContext: a middleware after the retry middleware sees every attempt")
         func attempts() async throws {
             try await withDocServer { baseURL, _ in

@@ -1,0 +1,294 @@
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Keeps the cookies servers set and sends them back as RFC 6265 says: to the host that set them (or, with a `Domain`
+/// attribute, to that domain and its subdomains), below their path, over secure connections only when `Secure`, until
+/// they expire. A server replaces a cookie by setting it again and deletes it with an expiry in the past.
+///
+/// Give a jar to a client (``Client/Configuration/cookies``) and every request of the client, every redirect hop
+/// included, sends the cookies that belong to its URL and stores the ones its response sets:
+///
+/// ```swift
+/// let jar = CookieJar()
+/// var configuration = Client.Configuration()
+/// configuration.cookies = jar
+/// let client = Client(baseURL: api, configuration: configuration)
+/// ```
+///
+/// Never to another site: a `Domain` attribute that does not cover the host that set it is refused, and so is one
+/// that names a public suffix alone (`com`, `co.uk`: a cookie for every site under it), as is a `Secure` cookie set
+/// over plain HTTP. Bounded: at most ``maxCookiesPerDomain`` per domain and ``maxCookies`` in all (the oldest go
+/// first), 4096 bytes a cookie. ``save(to:)`` and ``init(contentsOf:)`` keep a jar in a file (readable by its owner
+/// only) between runs. Safe to share between clients and tasks.
+public final class CookieJar: Sendable {
+    /// The most cookies kept for one domain.
+    public let maxCookiesPerDomain: Int
+    /// The most cookies kept in all.
+    public let maxCookies: Int
+    private let state: LockedState<[Cookie]>
+
+    /// An empty jar.
+    public init(maxCookies: Int = 3000, maxCookiesPerDomain: Int = 50) {
+        self.maxCookies = max(1, maxCookies)
+        self.maxCookiesPerDomain = max(1, maxCookiesPerDomain)
+        state = LockedState([])
+    }
+
+    /// A jar with the cookies saved in `file` by ``save(to:)`` (expired ones dropped); an empty one when the file does
+    /// not exist.
+    ///
+    /// - Throws: ``ParleyError/Kind/decoding`` when the file is not a saved jar; ``ParleyError/Kind/invalidRequest``
+    ///   when it cannot be read or is larger than 16 MiB.
+    public convenience init(contentsOf file: URL, maxCookies: Int = 3000, maxCookiesPerDomain: Int = 50) throws(ParleyError) {
+        self.init(maxCookies: maxCookies, maxCookiesPerDomain: maxCookiesPerDomain)
+        guard FileManager.default.fileExists(atPath: file.path) else { return }
+        let data: Data
+        do {
+            let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
+            guard size <= Self.maxFileSize else {
+                throw ParleyError(
+                    .invalidRequest,
+                    "The cookie file \(file.path) holds \(size) bytes, more than a cookie jar's \(Self.maxFileSize); "
+                        + "it was not read. Remove it, or point to the right file."
+                )
+            }
+            data = try Data(contentsOf: file)
+        } catch let error as ParleyError {
+            throw error
+        } catch {
+            throw ParleyError(.invalidRequest, "The cookie file \(file.path) could not be read: \(error).", underlying: error)
+        }
+        let saved: [Cookie]
+        do {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            saved = try decoder.decode(SavedJar.self, from: data).cookies
+        } catch {
+            throw ParleyError(
+                .decoding,
+                "The cookie file \(file.path) is not a saved cookie jar (\(error)). Remove it to start afresh.",
+                underlying: error
+            )
+        }
+        let now = Date()
+        state.withLock { cookies in
+            for cookie in saved where !cookie.isExpired(at: now) { Self.insert(cookie, into: &cookies, limits: self.limits) }
+        }
+    }
+
+    /// The largest cookie file ``init(contentsOf:maxCookies:maxCookiesPerDomain:)`` reads.
+    public static let maxFileSize = 16 * 1024 * 1024
+
+    private var limits: (total: Int, perDomain: Int) { (maxCookies, maxCookiesPerDomain) }
+
+    /// Every cookie not yet expired, oldest first.
+    public var cookies: [Cookie] {
+        let now = Date()
+        return state.withLock { cookies in
+            cookies.removeAll { $0.isExpired(at: now) }
+            return cookies
+        }
+    }
+
+    /// The cookies to send to `url`, in the order they go in the `Cookie` field (longer paths first, then older).
+    public func cookies(for url: URL) -> [Cookie] {
+        guard let target = Target(url) else { return [] }
+        let now = Date()
+        let matching = state.withLock { cookies in
+            cookies.removeAll { $0.isExpired(at: now) }
+            return cookies.filter { Self.belongs($0, to: target) }
+        }
+        // The jar keeps them oldest first: by path length, then in that order.
+        return matching.enumerated().sorted { ($0.element.path.utf8.count, $1.offset) > ($1.element.path.utf8.count, $0.offset) }
+            .map(\.element)
+    }
+
+    /// The `Cookie` field value for `url` (`a=1; b=2`), or `nil` when no cookie belongs to it.
+    public func cookieHeader(for url: URL) -> String? {
+        let cookies = cookies(for: url)
+        guard !cookies.isEmpty else { return nil }
+        return cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
+    }
+
+    /// Stores the cookies of the `Set-Cookie` field values of a response from `url`; a value that breaks the rules
+    /// (see the type's description) is ignored, as RFC 6265 says.
+    public func store(_ setCookieValues: [String], from url: URL) {
+        guard !setCookieValues.isEmpty, let origin = Target(url) else { return }
+        let now = Date()
+        let parsed = setCookieValues.compactMap { SetCookie.parse($0) }.compactMap {
+            Self.cookie(from: $0, origin: origin, now: now)
+        }
+        guard !parsed.isEmpty else { return }
+        state.withLock { cookies in
+            for (cookie, isDeletion) in parsed {
+                if isDeletion {
+                    cookies.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
+                } else {
+                    Self.insert(cookie, into: &cookies, limits: limits)
+                }
+            }
+        }
+    }
+
+    /// Removes every cookie.
+    public func removeAll() {
+        state.withLock { $0.removeAll() }
+    }
+
+    /// Writes the cookies (session cookies included) to `file` as JSON, readable and writable by the owner only,
+    /// replacing the file at once (a reader never sees half a jar).
+    ///
+    /// - Throws: ``ParleyError/Kind/invalidRequest`` when the file cannot be written.
+    public func save(to file: URL) throws(ParleyError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        do {
+            let data = try encoder.encode(SavedJar(cookies: cookies))
+            let folder = file.deletingLastPathComponent()
+            try FileManager.default.createDirectory(
+                at: folder,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+            let temporary = folder.appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
+            guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
+            else {
+                throw ParleyError(.invalidRequest, "The cookie jar could not be saved: \(temporary.path) could not be created.")
+            }
+            // rename(2): atomic within a file system, replacing the old file.
+            guard rename(temporary.path, file.path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? FileManager.default.removeItem(at: temporary)
+                throw ParleyError(.invalidRequest, "The cookie jar could not be saved to \(file.path): \(reason).")
+            }
+        } catch let error as ParleyError {
+            throw error
+        } catch {
+            throw ParleyError(.invalidRequest, "The cookie jar could not be saved to \(file.path): \(error).", underlying: error)
+        }
+    }
+
+    // MARK: - RFC 6265, section 5.3
+
+    /// The cookie `setCookie` makes for a response from `origin`, and whether it deletes one (an expiry in the past);
+    /// `nil` when it must be ignored.
+    static func cookie(from setCookie: SetCookie, origin: Target, now: Date) -> (Cookie, isDeletion: Bool)? {
+        // RFC 6265bis: a Secure cookie only from a secure origin.
+        if setCookie.secure && !origin.isSecure { return nil }
+        var expires: Date?
+        if let maxAge = setCookie.maxAge {
+            expires = maxAge <= 0 ? .distantPast : now.addingTimeInterval(TimeInterval(min(maxAge, 400 * 86_400)))
+        } else if let date = setCookie.expires {
+            expires = min(date, now.addingTimeInterval(400 * 86_400))  // RFC 6265bis: at most 400 days
+        }
+        let domain: String
+        let isHostOnly: Bool
+        if let attribute = setCookie.domain, !attribute.isEmpty {
+            if PublicSuffix.isPublicSuffix(attribute) {
+                // A cookie for every site under a public suffix: only the host itself may be that suffix.
+                guard attribute == origin.host else { return nil }
+                (domain, isHostOnly) = (origin.host, true)
+            } else {
+                guard Self.domainMatches(origin.host, attribute, hostIsAddress: origin.isAddress) else { return nil }
+                (domain, isHostOnly) = (attribute, false)
+            }
+        } else {
+            (domain, isHostOnly) = (origin.host, true)
+        }
+        let path = setCookie.path ?? Self.defaultPath(origin.path)
+        let cookie = Cookie(
+            name: setCookie.name,
+            value: setCookie.value,
+            domain: domain,
+            isHostOnly: isHostOnly,
+            path: path,
+            isSecure: setCookie.secure,
+            isHTTPOnly: setCookie.httpOnly,
+            expires: expires,
+            created: now
+        )
+        return (cookie, cookie.isExpired(at: now))
+    }
+
+    /// Stores `cookie`, keeping the creation time of the one it replaces, within the limits (the oldest go first).
+    private static func insert(_ cookie: Cookie, into cookies: inout [Cookie], limits: (total: Int, perDomain: Int)) {
+        var cookie = cookie
+        if let index = cookies.firstIndex(where: {
+            $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path
+        }) {
+            // Replaced in place: it keeps its age, and its rank among the oldest.
+            cookie.created = cookies[index].created
+            cookies[index] = cookie
+            return
+        }
+        cookies.append(cookie)  // the newest: the jar stays oldest first
+        let sameDomain = cookies.indices.filter { cookies[$0].domain == cookie.domain }
+        if sameDomain.count > limits.perDomain {
+            for index in sameDomain.prefix(sameDomain.count - limits.perDomain).reversed() { cookies.remove(at: index) }
+        }
+        if cookies.count > limits.total { cookies.removeFirst(cookies.count - limits.total) }
+    }
+
+    /// Whether `cookie` goes with a request to `target` (section 5.4).
+    static func belongs(_ cookie: Cookie, to target: Target) -> Bool {
+        let domainOK =
+            cookie.isHostOnly
+            ? target.host == cookie.domain : domainMatches(target.host, cookie.domain, hostIsAddress: target.isAddress)
+        return domainOK && pathMatches(target.path, cookie.path) && (!cookie.isSecure || target.isSecure)
+    }
+
+    /// Section 5.1.3: `host` is `domain`, or a name under it (never an IP address).
+    static func domainMatches(_ host: String, _ domain: String, hostIsAddress: Bool) -> Bool {
+        if host == domain { return true }
+        return !hostIsAddress && host.hasSuffix("." + domain)
+    }
+
+    /// Section 5.1.4: the request path is the cookie path, or below it.
+    static func pathMatches(_ requestPath: String, _ cookiePath: String) -> Bool {
+        if requestPath == cookiePath { return true }
+        guard requestPath.hasPrefix(cookiePath) else { return false }
+        return cookiePath.hasSuffix("/") || requestPath.dropFirst(cookiePath.count).hasPrefix("/")
+    }
+
+    /// Section 5.1.4: the default path of a cookie set in answer to `requestPath`.
+    static func defaultPath(_ requestPath: String) -> String {
+        guard requestPath.hasPrefix("/"), let slash = requestPath.lastIndex(of: "/"), slash != requestPath.startIndex else {
+            return "/"
+        }
+        return String(requestPath[..<slash])
+    }
+
+    /// What the rules read of a request's URL: its host (lower case, without brackets or port), path and scheme.
+    struct Target {
+        let host: String
+        let path: String
+        let isSecure: Bool
+        let isAddress: Bool
+
+        init?(_ url: URL) {
+            guard var host = url.host?.lowercased(), !host.isEmpty else { return nil }
+            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            self.host = host.hasSuffix(".") ? String(host.dropLast()) : host
+            let path = url.path
+            self.path = path.isEmpty ? "/" : path
+            isSecure = ["https", "wss"].contains(url.scheme?.lowercased() ?? "")
+            isAddress = host.contains(":") || host.split(separator: ".").allSatisfy { UInt8($0) != nil }
+        }
+    }
+
+    /// The file format of ``save(to:)``.
+    private struct SavedJar: Codable {
+        var cookies: [Cookie]
+    }
+}
