@@ -26,6 +26,17 @@ struct HTTPCall {
         )
         // Cookies live for the invocation, redirect hops included (`parley get URL/cookies/set?a=b` shows `a`).
         configuration.cookies = CookieJar()
+        if options.curl {
+            // The request goes through every stage, and the last one prints it instead of sending it.
+            let client = Client(
+                baseURL: endpoint.origin,
+                transport: CurlPrintingTransport(),
+                middlewares: middlewares(requestBody: items.body),
+                configuration: configuration
+            )
+            _ = try await client.response(for: endpoint)
+            return
+        }
         let client = Client(
             baseURL: endpoint.origin,
             middlewares: middlewares(requestBody: items.body),

@@ -39,6 +39,14 @@ struct HTTPOptions: ParsableArguments {
     )
     var verbose = false
 
+    @Flag(
+        help: """
+            Print the request as a curl command instead of sending it (after every header, credential and cookie is \
+            added); secrets are written as shell variables ($AUTHORIZATION), named on standard error.
+            """
+    )
+    var curl = false
+
     @Option(
         help: ArgumentHelp(
             "How to show the body: all (indented, coloured JSON), colors, format (indented, no colours) or none (the bytes "

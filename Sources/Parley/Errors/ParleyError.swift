@@ -88,6 +88,11 @@ public struct ParleyError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The request, once it was built.
     public var request: RequestSummary?
+    /// The failed call's last request as a `curl` command line, as it was handed to the transport (after every
+    /// middleware: credentials, cookies, the `Accept-Encoding` Parley adds), with the values of secret fields and
+    /// credential query items as `<redacted>` (``CurlCommand``); `nil` when no request was built. Request bodies are
+    /// not kept in errors, so it has none.
+    public var curlCommand: String?
     /// The response head, when one arrived.
     public var response: HTTPResponse?
     /// The first bytes of the response body (at most 4 KiB), when read.

@@ -104,6 +104,7 @@ final class Pipeline: Sendable {
     ) async throws(ParleyError) -> Value {
         // 1. target
         let target = try makeRequestHead(endpoint)
+        let sent = SentRequest()
         let call = { @Sendable [self] () async throws(ParleyError) -> Value in
             // 3. limiter
             let permit = try await limiter?.acquire()
@@ -121,7 +122,8 @@ final class Pipeline: Sendable {
             let scope = CallScope(
                 operationID: endpoint.name,
                 headTimeout: endpoint.timeout ?? configuration.responseHeadTimeout,
-                requests: requestMiddlewares.isEmpty ? nil : RequestCounter()
+                requests: requestMiddlewares.isEmpty ? nil : RequestCounter(),
+                sent: sent
             )
             let response: HTTPResponse
             var responseBody: HTTPBody?
@@ -147,7 +149,7 @@ final class Pipeline: Sendable {
             guard let timeout else { return try await call() }
             return try await Self.within(timeout, call)
         } catch {
-            throw Self.failure(error, request: target)
+            throw Self.failure(error, request: target, sent: sent.last, baseURL: baseURL)
         }
     }
 
@@ -238,6 +240,7 @@ final class Pipeline: Sendable {
             let url = Client.transportBaseURL(for: request, base: base, fallback: url)
             try HeaderInjection.check(request)
             let scope = CallScope.current
+            scope?.sent?.record(request, baseURL: url)
             let operationID = scope?.operationID ?? ""
             let response: HTTPResponse
             let responseBody: HTTPBody?
@@ -274,12 +277,30 @@ final class Pipeline: Sendable {
 
     /// Every error of a call on its way out: a call whose task was cancelled fails as ``ParleyError/Kind/cancelled``
     /// (unless it already says timeout or cancelled), and the request is attached once.
-    static func failure(_ error: ParleyError, request: HTTPRequest) -> ParleyError {
+    static func failure(
+        _ error: ParleyError,
+        request: HTTPRequest,
+        sent: SentRequest.Record? = nil,
+        baseURL: URL? = nil
+    ) -> ParleyError {
         var error = error
         if error.kind != .timeout, error.kind != .cancelled, Task.isCancelled {
             error = ParleyError(.cancelled, "The call was cancelled before it completed.", underlying: error)
         }
         if error.request == nil { error.request = summary(of: request) }
+        if error.curlCommand == nil {
+            // The request as the transport was handed it (secrets redacted), else as the call built it.
+            let command =
+                sent.map {
+                    CurlCommand(
+                        $0.request,
+                        baseURL: $0.baseURL,
+                        secretFields: $0.credentials.headerFields,
+                        secretQueryItems: $0.credentials.queryItems
+                    )
+                } ?? CurlCommand(request, baseURL: baseURL)
+            error.curlCommand = command.description
+        }
         return error
     }
 
@@ -367,8 +388,29 @@ struct CallScope: Sendable {
     let headTimeout: Duration?
     /// How many requests have reached the request middlewares (stage 8); `nil` when the client has none.
     let requests: RequestCounter?
+    /// The last request handed to the transport, for ``ParleyError/curlCommand``.
+    var sent: SentRequest? = nil
 
     @TaskLocal static var current: CallScope?
+}
+
+/// The last request of a call handed to the transport (stage 9, after every middleware), with the credentials the
+/// middlewares marked (``OriginBoundCredentials``): what ``ParleyError/curlCommand`` shows.
+final class SentRequest: Sendable {
+    struct Record: Sendable {
+        let request: HTTPRequest
+        let baseURL: URL
+        let credentials: OriginBoundCredentials
+    }
+
+    private let state = LockedState<Record?>(nil)
+
+    var last: Record? { state.withLock { $0 } }
+
+    func record(_ request: HTTPRequest, baseURL: URL) {
+        let record = Record(request: request, baseURL: baseURL, credentials: OriginBoundCredentials.current)
+        state.withLock { $0 = record }
+    }
 }
 
 /// The requests of one call that have reached stage 8: every attempt, every redirect hop.

@@ -21,3 +21,56 @@ struct HTTPCookieCommandTests {
         #expect(answer == ["cookies": ["a": "b"]])
     }
 }
+
+@Suite(
+    "parley --curl prints a command that sends the same request (httpbin, curl)",
+    .enabled(
+        if: ProcessInfo.processInfo.environment["PARLEY_HTTPBIN_URL"] != nil && ParleyRun.executable != nil
+            && FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"),
+        "needs httpbin (scripts/start-peers), the built parley executable and curl"
+    )
+)
+struct HTTPCurlCommandTests {
+    @Test("the printed command, run by the shell with curl, reaches httpbin as parley's own request does")
+    func sameRequest() async throws {
+        let httpbin = try #require(ProcessInfo.processInfo.environment["PARLEY_HTTPBIN_URL"])
+        let arguments = [
+            "post", "\(httpbin)/anything/it's?q=a b", "name=Ada", "quote=it's $HOME", "X-Trace:a'b", "--bearer", "t0k3n",
+            "--pretty", "none",
+        ]
+        let printed = try await ParleyRun(arguments + ["--curl"])
+        #expect(printed.status == 0, "\(printed.error)")
+        let command = String(decoding: printed.output, as: UTF8.self).trimmingCharacters(in: .newlines)
+        #expect(command.hasPrefix("curl "), "\(command)")
+        #expect(!command.contains("t0k3n"), "the token is a variable: \(command)")
+        #expect(printed.error.contains("AUTHORIZATION"), "\(printed.error)")
+        let sent = try await ParleyRun(arguments)
+        #expect(sent.status == 0, "\(sent.error)")
+        // The command as printed, by a shell, with the secret's variable set.
+        let folder = try CommandScratchFolder()
+        let output = folder.path + "/curl.out"
+        let exit = try await runToEnd(
+            "/bin/sh",
+            ["-c", command + " --silent --show-error"],
+            environment: ["AUTHORIZATION": "Bearer t0k3n", "PATH": "/usr/bin:/bin"],
+            output: output,
+            error: folder.path + "/curl.err"
+        )
+        #expect(exit.code == 0 && !exit.bySignal)
+        let viaCurl = try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: URL(fileURLWithPath: output)))
+        let viaParley = try JSONDecoder().decode(JSONValue.self, from: sent.output)
+        for key in ["method", "url", "json", "args", "data"] {
+            #expect(
+                viaCurl[key] == viaParley[key],
+                "\(key): \(String(describing: viaCurl[key])) vs \(String(describing: viaParley[key]))"
+            )
+        }
+        var curlHeaders = viaCurl["headers"]?.objectValue ?? [:]
+        var parleyHeaders = viaParley["headers"]?.objectValue ?? [:]
+        // curl's --compressed names the codings it supports itself (br, zstd too).
+        curlHeaders["Accept-Encoding"] = nil
+        parleyHeaders["Accept-Encoding"] = nil
+        #expect(curlHeaders == parleyHeaders)
+        #expect(parleyHeaders["Authorization"] == "Bearer t0k3n")
+    }
+}

@@ -73,6 +73,28 @@ extension DocCObservability {
             }
         }
 
+        @Test("a failed call's request as a curl command; a request of one's own")
+        func curl() async throws {
+            try await withDocServer { baseURL, _ in
+                let client = Client(baseURL: baseURL)
+do throws(ParleyError) {
+    _ = try await client.send(GetUser(id: 404))
+} catch {
+    print(error.curlCommand ?? "")
+    // curl 'http://127.0.0.1:8080/users/404' --compressed
+}
+let upload = HTTPRequest(method: .post, scheme: "https", authority: "api.example.com", path: "/users")
+print(CurlCommand(upload, body: .data(Data(#"{"name":"Ada"}"#.utf8))))
+// curl 'https://api.example.com/users' --data-binary '{"name":"Ada"}'
+                #expect(
+                    CurlCommand(upload, body: .data(Data(#"{"name":"Ada"}"#.utf8))).description
+                        == #"curl 'https://api.example.com/users' --data-binary '{"name":"Ada"}'"#
+                )
+                let failed = await expectParleyError(.unacceptableStatus) { _ = try await client.send(GetUser(id: 404)) }
+                #expect(failed?.curlCommand == "curl '\(baseURL.absoluteString)/users/404' --compressed")
+            }
+        }
+
         @Test("counters and timers by method, endpoint name and status class, with a prefix")
         func metrics() async throws {
             try await withDocServer { baseURL, _ in

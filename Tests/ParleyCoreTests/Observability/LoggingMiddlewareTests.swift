@@ -95,6 +95,12 @@ struct LoggingMiddlewareTests {
             for field in ["authorization: <redacted>", "cookie: <redacted>", "x-extra: <redacted>"] {
                 #expect(sent.contains(field), "\(sent)")
             }
+            // The request as a curl command line, with the same fields redacted.
+            let curl = try #require(records.first?["http.request.curl"])
+            #expect(curl.hasPrefix("curl '"), "\(curl)")
+            for field in ["-H 'Authorization: <redacted>'", "-H 'Cookie: <redacted>'", "-H 'X-Extra: <redacted>'"] {
+                #expect(curl.contains(field), "\(curl)")
+            }
             let multi = try #require(log.completions.last?["http.response.headers"])
             #expect(multi.contains("set-cookie: <redacted>") && multi.contains("x-multi: one"), "\(multi)")
             #expect(!multi.contains("a=1") && !multi.contains("b=2"))

@@ -29,7 +29,12 @@ struct LogLine: Sendable {
             "url.full": .string(redactedURL),
         ]
         if let attempt { metadata["parley.attempt"] = .stringConvertible(attempt) }
-        if detailed { metadata["http.request.headers"] = headers(request.headerFields) }
+        if detailed {
+            metadata["http.request.headers"] = headers(request.headerFields)
+            // The request as a curl command line, secrets redacted (CurlCommand); the body stays out.
+            let curl = CurlCommand(request, url: redactedURL, secretFields: middleware.redactedHeaders)
+            metadata["http.request.curl"] = .string(curl.description)
+        }
         return metadata
     }
 

@@ -1,0 +1,174 @@
+public import HTTPTypes
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// A request as a `curl` command line that sends the same request: method, URL, header fields and body, quoted for a
+/// POSIX shell.
+///
+/// ```swift
+/// let command = CurlCommand(request, baseURL: api, body: .data(Data(#"{"name":"Ada"}"#.utf8)))
+/// print(command)   // curl -X POST 'https://api.example.com/users' -H 'Content-Type: application/json' --data-binary '{"name":"Ada"}'
+/// ```
+///
+/// Secrets never appear: the values of `Authorization`, `Proxy-Authorization` and `Cookie`, of the fields in
+/// `secretFields`, and a URL's `user:password@`, become `<redacted>` (``Secrets/redacted``), or a shell variable named
+/// after the field, such as `"$AUTHORIZATION"` (``Secrets/variables``), so that the printed command runs once the
+/// variable is set. When Parley asks for compressed responses (`Accept-Encoding` with `gzip` or `deflate`), the
+/// command says `--compressed` instead, so that curl inflates what it receives as Parley would.
+public struct CurlCommand: Sendable, CustomStringConvertible {
+    /// What the body of the command is.
+    public enum Body: Sendable {
+        /// No body.
+        case none
+        /// These bytes (`--data-binary`, quoted; bytes that are not UTF-8 text are written with `$'…'` escapes).
+        case data(Data)
+        /// The file at this path (`--data-binary @FILE`): a large upload is not copied into the command.
+        case file(String)
+    }
+
+    /// How secret values are written.
+    public enum Secrets: Sendable {
+        /// As `<redacted>`: the command shows the request's shape, and does not run as is.
+        case redacted
+        /// As a shell variable named after the field (`Authorization` → `$AUTHORIZATION`, `X-API-Key` →
+        /// `$X_API_KEY`), so that the command runs once the variable holds the value.
+        case variables
+    }
+
+    /// The command line.
+    public let description: String
+
+    /// The fields whose values are secrets whatever `secretFields` says.
+    public static let alwaysSecret: Set<HTTPField.Name> = [.authorization, .proxyAuthorization, .cookie, .setCookie]
+
+    /// The command for `request` (relative to `baseURL` when it has no scheme and authority of its own).
+    ///
+    /// - Parameters:
+    ///   - secretFields: More fields whose values are secrets (an API key's field), beside ``alwaysSecret``.
+    ///   - secretQueryItems: Query items whose values are secrets (an API key sent as `?api_key=`): written
+    ///     `<redacted>` in the URL whatever `secrets` says.
+    public init(
+        _ request: HTTPRequest,
+        baseURL: URL? = nil,
+        body: Body = .none,
+        secrets: Secrets = .redacted,
+        secretFields: Set<HTTPField.Name> = [],
+        secretQueryItems: Set<String> = []
+    ) {
+        let url = RequestURLText.redactingUserInfo(request.absoluteURLString(baseURL: baseURL))
+        self.init(
+            request,
+            url: Self.redacting(secretQueryItems, in: url),
+            body: body,
+            secrets: secrets,
+            secretFields: secretFields
+        )
+    }
+
+    /// The command for `request` sent to `url` (already redacted as it must be).
+    init(_ request: HTTPRequest, url: String, body: Body = .none, secrets: Secrets = .redacted, secretFields: Set<HTTPField.Name>)
+    {
+        var words = ["curl"]
+        let hasBody: Bool
+        switch body {
+        case .none: hasBody = false
+        case .data, .file: hasBody = true
+        }
+        switch request.method {
+        case .get where !hasBody: break
+        case .head: words.append("--head")
+        case .post where hasBody: break
+        default: words += ["-X", Self.quote(request.method.rawValue)]
+        }
+        words.append(Self.quote(url))
+        let secret = Self.alwaysSecret.union(secretFields)
+        var compressed = false
+        for field in request.headerFields {
+            switch field.name {
+            case .contentLength, .transferEncoding, .connection:
+                continue  // curl writes these itself, from what it sends
+            case .acceptEncoding:
+                let codings = field.value.lowercased()
+                if codings.contains("gzip") || codings.contains("deflate") {
+                    compressed = true
+                    continue
+                }
+            default:
+                break
+            }
+            let name = field.name.canonicalName
+            if secret.contains(field.name) {
+                switch secrets {
+                case .redacted: words += ["-H", Self.quote("\(name): <redacted>")]
+                case .variables: words += ["-H", "\"\(name): $\(Self.variable(for: field.name))\""]
+                }
+            } else if field.value.isEmpty {
+                words += ["-H", Self.quote("\(name);")]  // curl's spelling of a field with an empty value
+            } else {
+                words += ["-H", Self.quote("\(name): \(field.value)")]
+            }
+        }
+        if compressed { words.append("--compressed") }
+        switch body {
+        case .none: break
+        case .data(let data): words += ["--data-binary", Self.quote(data)]
+        case .file(let path): words += ["--data-binary", Self.quote("@" + path)]
+        }
+        description = words.joined(separator: " ")
+    }
+
+    /// The shell variable that stands for the value of `name`: upper case, `-` as `_`.
+    public static func variable(for name: HTTPField.Name) -> String {
+        String(name.canonicalName.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
+    }
+
+    /// `url` with the values of the query items named in `names` (as written or percent-decoded) as `<redacted>`.
+    static func redacting(_ names: Set<String>, in url: String) -> String {
+        guard !names.isEmpty, let question = url.firstIndex(of: "?") else { return url }
+        let query = url[url.index(after: question)...]
+        let fragment = query.firstIndex(of: "#").map { String(query[$0...]) } ?? ""
+        let items = query.prefix { $0 != "#" }.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
+            let name = item.prefix { $0 != "=" }
+            let decoded = PercentEncoding.decode(name, plusAsSpace: true) ?? String(name)
+            guard names.contains(String(name)) || names.contains(decoded) else { return String(item) }
+            return name + "=<redacted>"
+        }
+        return url[...question] + items.joined(separator: "&") + fragment
+    }
+
+    /// `text` in single quotes, each `'` written `'\''`.
+    static func quote(_ text: String) -> String {
+        "'" + text.replacing("'", with: #"'\''"#) + "'"
+    }
+
+    /// `data` quoted: single quotes for UTF-8 text without control characters (line breaks and tabs allowed),
+    /// otherwise bash's `$'…'` with `\xHH` escapes.
+    static func quote(_ data: Data) -> String {
+        let text = String(decoding: data, as: UTF8.self)
+        let isText = text.utf8.elementsEqual(data) && !data.contains { ($0 < 0x20 && $0 != 0x0A && $0 != 0x09) || $0 == 0x7F }
+        if isText { return quote(text) }
+        var escaped = "$'"
+        for byte in data {
+            switch byte {
+            case UInt8(ascii: "'"), UInt8(ascii: "\\"): escaped += "\\" + String(UnicodeScalar(byte))
+            case 0x20...0x7E: escaped.append(Character(UnicodeScalar(byte)))
+            default: escaped += "\\x" + (byte < 16 ? "0" : "") + String(byte, radix: 16)
+            }
+        }
+        return escaped + "'"
+    }
+}
+
+extension HTTPField.Name {
+    /// The name as it is usually written: `content-type` → `Content-Type` (HTTP/1.1 names are case-insensitive; the
+    /// request keeps the spelling it was given, shown as is when it has capitals).
+    fileprivate var canonicalName: String {
+        guard rawName == rawName.lowercased() else { return rawName }
+        return rawName.split(separator: "-", omittingEmptySubsequences: false)
+            .map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined(separator: "-")
+    }
+}
