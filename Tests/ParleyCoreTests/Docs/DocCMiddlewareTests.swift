@@ -116,6 +116,18 @@ extension DocCMiddleware {
             }
         }
 
+        @Test("request bodies compressed above a size")
+        func compressedBodies() async throws {
+            try await withDocServer { baseURL, _ in
+let compressing = Client(baseURL: baseURL, middlewares: [.compressingRequests(.gzip, minimumSize: 1024)])
+let report = String(repeating: "a line of a long report\n", count: 1000)
+let echo = try await compressing.send(EchoEndpoint(method: .post, body: .text(report)))
+print(echo.header("Content-Encoding"), echo.bodyLength)   // ["gzip"] 118
+                #expect(echo.header("Content-Encoding") == ["gzip"])
+                #expect(echo.bodyLength < 1000)
+            }
+        }
+
         @Test("cookies kept by a jar for a client, saved to a file and read back")
         func cookies() async throws {
             struct SetsTwoCookies: Endpoint {
