@@ -37,6 +37,7 @@ extension ClientMiddleware where Self == CorrelationIDMiddleware {
 enum DocCMiddleware {
     typealias WhoAmI = DocCShared.WhoAmI
     typealias IssueToken = DocCShared.IssueToken
+    typealias GetUser = DocCShared.GetUser
 
     struct AttemptLog: ClientMiddleware {
         let report: @Sendable (String) -> Void
@@ -113,6 +114,18 @@ extension DocCMiddleware {
                 let echo = try await traced.send(EchoHeaders())
                 let sent = echo["headers"]?.arrayValues.first { $0[0]?.stringValue == "x-correlation-id" }?[1]?.stringValue
                 #expect(sent.flatMap(UUID.init(uuidString:)) != nil)
+            }
+        }
+
+        @Test("identical requests in flight share one")
+        func coalescing() async throws {
+            try await withDocServer { baseURL, _ in
+let shared = Client(baseURL: baseURL, middlewares: [.coalescing()])
+async let first = shared.send(GetUser(id: 1))
+async let second = shared.send(GetUser(id: 1))   // no second request while the first is in flight
+let (one, two) = try await (first, second)
+print(one == two)   // true
+                #expect(one == two)
             }
         }
 
