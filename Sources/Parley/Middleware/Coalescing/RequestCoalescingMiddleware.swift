@@ -200,7 +200,9 @@ public final class RequestCoalescingMiddleware: ClientMiddleware, Sendable {
     private struct Remainder: AsyncSequence, Sendable {
         typealias Element = ArraySlice<UInt8>
         let prefix: [UInt8]
-        nonisolated(unsafe) let iterator: HTTPBody.AsyncIterator  // SAFE: iterated once, by the one caller given this body (iterationBehavior .single)
+        /// Handed to the one caller given this body, which HTTPBody lets iterate once (`.single`).
+        nonisolated(unsafe) let iterator: HTTPBody.AsyncIterator  // SAFE: one iteration, by one caller
+
 
         func makeAsyncIterator() -> Iterator { Iterator(prefix: prefix, rest: iterator) }
 
