@@ -203,7 +203,6 @@ public final class RequestCoalescingMiddleware: ClientMiddleware, Sendable {
         /// Handed to the one caller given this body, which HTTPBody lets iterate once (`.single`).
         nonisolated(unsafe) let iterator: HTTPBody.AsyncIterator  // SAFE: one iteration, by one caller
 
-
         func makeAsyncIterator() -> Iterator { Iterator(prefix: prefix, rest: iterator) }
 
         struct Iterator: AsyncIteratorProtocol {
