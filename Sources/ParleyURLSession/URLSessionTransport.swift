@@ -188,6 +188,13 @@ public struct URLSessionTransport: ShutdownTransport {
 
     static func urlRequest(for request: HTTPRequest, baseURL: URL) throws -> URLRequest {
         let text = request.absoluteURLString(baseURL: baseURL)
+        if let scheme = request.scheme ?? baseURL.scheme, scheme.lowercased().hasSuffix("+unix") {
+            throw ParleyError(
+                .invalidRequest,
+                "URLSession cannot connect to a Unix domain socket (\(scheme)://…): use AsyncHTTPClientTransport, "
+                    + "the default transport on Linux, for such a base URL. Nothing was sent."
+            )
+        }
         guard let url = URL(string: text) else {
             throw ParleyError(.invalidRequest, "URLSession cannot represent the URL \(String(reflecting: text)).")
         }

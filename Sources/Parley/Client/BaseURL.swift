@@ -14,6 +14,10 @@ struct BaseURL: Sendable {
     /// ``Client/transportBaseURL(for:base:fallback:)``).
     let origin: URL?
 
+    /// The schemes of a base URL: `http`, `https`, and `http+unix`/`https+unix` (a Unix domain socket, its path
+    /// percent-encoded as the host, as AsyncHTTPClient reads it: `http+unix://%2Fvar%2Frun%2Fdocker.sock`).
+    static let schemes: Set<String> = ["http", "https", "http+unix", "https+unix"]
+
     init(_ url: URL) throws(ParleyError) {
         func invalid(_ reason: String) -> ParleyError {
             ParleyError(
@@ -21,8 +25,11 @@ struct BaseURL: Sendable {
                 "The base URL \(String(reflecting: RequestURLText.redactingUserInfo(url.absoluteString))) \(reason)."
             )
         }
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw invalid("has no http or https scheme; write it as https://host/path")
+        guard let scheme = url.scheme?.lowercased(), Self.schemes.contains(scheme) else {
+            throw invalid(
+                "has no http or https scheme; write it as https://host/path (or http+unix://%2Fpath%2Fto.sock/path for a "
+                    + "Unix domain socket, on AsyncHTTPClient)"
+            )
         }
         guard let host = url.host(percentEncoded: true), !host.isEmpty else {
             throw invalid("has no host")

@@ -15,6 +15,11 @@ import Testing
 enum DocCTransports {
     typealias User = DocCShared.User
     typealias GetUser = DocCShared.GetUser
+
+    struct SocketInfoEndpoint: Endpoint {
+        typealias Response = SocketInfo
+        var path: Path = "/v1.43/info"
+    }
 }
 
 extension DocCTransports {
@@ -44,6 +49,21 @@ extension DocCTransports {
                 try await sessions.shutdown()
                 #expect(try await sessions.send(GetUser(id: 2)).name == "Alan Turing")
             }
+        }
+
+        @Test("a base URL on a Unix domain socket")
+        func unixSocket() async throws {
+            let server = try await UnixSocketServer.start()
+            let socketPath = server.socketPath
+let host = socketPath.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? socketPath
+if let socketURL = URL(string: "http+unix://\(host)") {
+    let daemon = Client(baseURL: socketURL)
+    print(try await daemon.send(SocketInfoEndpoint()).path)   // /v1.43/info
+}
+            let checked = Client(baseURL: try #require(URL(string: "http+unix://\(host)")))
+            #expect(try await checked.send(SocketInfoEndpoint()).path == "/v1.43/info")
+            try await checked.shutdown()
+            await server.stop()
         }
     }
 }
