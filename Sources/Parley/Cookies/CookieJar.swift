@@ -28,7 +28,7 @@
 /// Never to another site: a `Domain` attribute that does not cover the host that set it is refused, and so is one
 /// that names a public suffix alone (`com`, `co.uk`: a cookie for every site under it), as is a `Secure` cookie set
 /// over plain HTTP. Bounded: at most ``maxCookiesPerDomain`` per domain and ``maxCookies`` in all (the oldest go
-/// first), 4096 bytes a cookie. ``save(to:)`` and ``init(contentsOf:)`` keep a jar in a file (readable by its owner
+/// first), 4096 bytes a cookie. ``save(to:)`` and ``init(contentsOf:maxCookies:maxCookiesPerDomain:)`` keep a jar in a file (readable by its owner
 /// only) between runs. Safe to share between clients and tasks.
 public final class CookieJar: Sendable {
     /// The most cookies kept for one domain.

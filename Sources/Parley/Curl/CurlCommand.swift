@@ -48,6 +48,10 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
     /// The command for `request` (relative to `baseURL` when it has no scheme and authority of its own).
     ///
     /// - Parameters:
+    ///   - request: The request, as a transport is handed it.
+    ///   - baseURL: Where a request without scheme and authority goes.
+    ///   - body: The body to send with it.
+    ///   - secrets: How secret values are written.
     ///   - secretFields: More fields whose values are secrets (an API key's field), beside ``alwaysSecret``.
     ///   - secretQueryItems: Query items whose values are secrets (an API key sent as `?api_key=`): written
     ///     `<redacted>` in the URL whatever `secrets` says.
