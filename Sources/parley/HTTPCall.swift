@@ -37,11 +37,26 @@ struct HTTPCall {
             _ = try await client.response(for: endpoint)
             return
         }
+        let proxies = options.proxies
         let client = Client(
             baseURL: endpoint.origin,
+            transport: proxies.isEmpty ? AsyncHTTPClientTransport.shared : ProxyingTransport(proxies),
             middlewares: middlewares(requestBody: items.body),
             configuration: configuration
         )
+        // A proxying transport owns its HTTPClients: shut down whatever happens (AsyncHTTPClient stops a process
+        // whose client was not).
+        do {
+            try await exchange(endpoint, client: client, items: items)
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try? await client.shutdown()
+    }
+
+    /// Sends the request and writes the answer.
+    private func exchange(_ endpoint: URLEndpoint, client: Client, items: HTTPRequestItems) async throws {
         let started = ContinuousClock.now
         do {
             let answer = try await client.stream(endpoint)
@@ -115,6 +130,11 @@ struct HTTPCall {
         var secrets = [options.bearer].compactMap(\.self)
         if let credentials = options.credentials, !credentials.password.isEmpty, let auth = options.auth {
             secrets += [credentials.password, auth, Data(auth.utf8).base64EncodedString()]
+        }
+        let proxies = options.proxies
+        for proxy in [proxies.http, proxies.https, proxies.all].compactMap(\.self) {
+            guard let (user, password) = proxy.credentials, !password.isEmpty else { continue }
+            secrets += [password, "\(user):\(password)", Data("\(user):\(password)".utf8).base64EncodedString()]
         }
         return secrets
     }

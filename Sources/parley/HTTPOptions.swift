@@ -1,4 +1,5 @@
 import ArgumentParser
+import Parley
 
 /// The arguments and options shared by `parley get`, `head`, `post`, `put`, `patch` and `delete`.
 struct HTTPOptions: ParsableArguments {
@@ -38,6 +39,15 @@ struct HTTPOptions: ParsableArguments {
         help: "Print the request (head and body) and the response head on standard error; credentials are redacted."
     )
     var verbose = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Send through this proxy: http://[user:password@]host:port or socks5://host:port. Without it, the proxies of "
+                + "the environment apply as curl reads them (http_proxy, https_proxy, all_proxy, no_proxy).",
+            valueName: "url"
+        )
+    )
+    var proxy: String?
 
     @Flag(
         help: """
@@ -86,6 +96,15 @@ struct HTTPOptions: ParsableArguments {
         }
         if retries < 0 || retries > 100 { throw ValidationError("--retries must be between 0 and 100.") }
         if maxRedirects < 0 || maxRedirects > 100 { throw ValidationError("--max-redirects must be between 0 and 100.") }
+        if let proxy, Proxy(url: proxy) == nil {
+            throw ValidationError("--proxy takes http://[user:password@]host:port or socks5://host:port.")
+        }
+    }
+
+    /// The proxies: `--proxy` for every request, else those of the environment (curl's variables).
+    var proxies: ProxySettings {
+        if let proxy, let parsed = Proxy(url: proxy) { return ProxySettings(parsed) }
+        return .environment()
     }
 
     /// The user and password of `--auth`, split at the first colon.

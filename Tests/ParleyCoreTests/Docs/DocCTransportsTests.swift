@@ -51,6 +51,18 @@ extension DocCTransports {
             }
         }
 
+        @Test("proxies from curl's variables; no_proxy")
+        func proxies() async throws {
+            try await withDocServer { baseURL, _ in
+let proxies = ProxySettings.environment(["all_proxy": "socks5://127.0.0.1:1080", "no_proxy": "localhost,127.0.0.1"])
+let viaProxies = Client(baseURL: baseURL, transport: ProxyingTransport(proxies))
+print(proxies.proxy(for: baseURL)?.description ?? "direct")   // direct: 127.0.0.1 is in no_proxy
+try await viaProxies.shutdown()   // its HTTPClients, one a proxy and one direct
+                #expect(proxies.proxy(for: baseURL) == nil)
+                #expect(proxies.all?.description == "socks5://127.0.0.1:1080")
+            }
+        }
+
         @Test("a base URL on a Unix domain socket")
         func unixSocket() async throws {
             let server = try await UnixSocketServer.start()

@@ -1,0 +1,76 @@
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// A proxy server: HTTP (`CONNECT` tunnels for `https`) or SOCKS5, with optional credentials.
+///
+/// Its ``description`` never shows the credentials: `http://<redacted>@proxy.internal:3128`.
+public struct Proxy: Sendable, Hashable, CustomStringConvertible {
+    /// The kinds of proxy.
+    public enum Kind: String, Sendable, Hashable {
+        /// An HTTP proxy: plain requests in absolute form, `https` through a `CONNECT` tunnel.
+        case http
+        /// A SOCKS5 proxy (the proxy resolves host names).
+        case socks5
+    }
+
+    /// Its kind.
+    public var kind: Kind
+    /// Its host name or address (an IPv6 address without brackets).
+    public var host: String
+    /// Its port.
+    public var port: Int
+    /// A user name and password for it (HTTP proxies: `Proxy-Authorization: Basic`).
+    public var credentials: (user: String, password: String)? {
+        get { user.map { ($0, password ?? "") } }
+        set {
+            user = newValue?.user
+            password = newValue?.password
+        }
+    }
+    private var user: String?
+    private var password: String?
+
+    /// A proxy.
+    public init(_ kind: Kind, host: String, port: Int, credentials: (user: String, password: String)? = nil) {
+        self.kind = kind
+        self.host = host
+        self.port = port
+        self.user = credentials?.user
+        self.password = credentials?.password
+    }
+
+    /// A proxy from a URL as curl reads one: `http://host:port`, `socks5://host:port` (`socks5h`, `socks` too),
+    /// `user:password@` for credentials (percent-encoded), no scheme for `http`, port 1080 when none is given.
+    /// `nil` for a URL that is not one (another scheme, no host, a bad port).
+    public init?(url text: String) {
+        var text = String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        guard !text.isEmpty else { return nil }
+        if !text.contains("://") { text = "http://" + text }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false),
+            !host.isEmpty
+        else { return nil }
+        switch scheme {
+        case "http": kind = .http
+        case "socks5", "socks5h", "socks": kind = .socks5
+        default: return nil
+        }
+        if let port = url.port {
+            guard (1...65535).contains(port) else { return nil }
+            self.port = port
+        } else {
+            port = 1080
+        }
+        self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        user = url.user(percentEncoded: false)
+        password = url.password(percentEncoded: false)
+    }
+
+    /// `http://host:port`, with `<redacted>@` in place of credentials.
+    public var description: String {
+        let host = self.host.contains(":") ? "[\(self.host)]" : self.host
+        return "\(kind.rawValue)://\(user == nil ? "" : "<redacted>@")\(host):\(port)"
+    }
+}

@@ -1,0 +1,106 @@
+public import AsyncHTTPClient
+public import HTTPTypes
+import NIOCore
+public import OpenAPIRuntime
+public import Parley
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+
+/// AsyncHTTPClient through proxies: each request goes through the proxy that ``/Parley/ProxySettings`` name for its
+/// URL (an HTTP proxy, through a `CONNECT` tunnel, or a SOCKS5 proxy), or direct. (AsyncHTTPClient opens a `CONNECT`
+/// tunnel through an HTTP proxy for `http` requests too, so the proxy sees the host and port, not the request.)
+/// A proxy that asks for credentials fails the call with ``/Parley/ParleyError/Kind/authentication``.
+///
+/// ```swift
+/// let client = Client(baseURL: api, transport: ProxyingTransport(.environment()))   // as curl reads the environment
+/// let socks = Client(baseURL: api, transport: ProxyingTransport(ProxySettings(Proxy(.socks5, host: "127.0.0.1", port: 1080))))
+/// ```
+///
+/// One `HTTPClient` per proxy (and one for direct requests), made with `configuration` and shut down by
+/// ``shutdown()``. A proxy's credentials go to the proxy only (`Proxy-Authorization`, or the `CONNECT` request), never
+/// to the server, and never into an error or a log: errors name the proxy as ``/Parley/Proxy/description`` shows it.
+/// URLSession takes its proxies from its `URLSessionConfiguration` (`connectionProxyDictionary`), not from Parley.
+public struct ProxyingTransport: ShutdownTransport {
+    /// Where requests go.
+    public let settings: ProxySettings
+    private let direct: AsyncHTTPClientTransport
+    private let proxied: [Proxy: AsyncHTTPClientTransport]
+
+    /// A transport for `settings`, its clients made from `configuration` (its `proxy` is replaced).
+    public init(
+        _ settings: ProxySettings,
+        configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration
+    ) {
+        self.settings = settings
+        direct = AsyncHTTPClientTransport(configuration: configuration)
+        var proxied: [Proxy: AsyncHTTPClientTransport] = [:]
+        for proxy in [settings.http, settings.https, settings.all].compactMap(\.self) where proxied[proxy] == nil {
+            var withProxy = configuration
+            withProxy.proxy = Self.ahcProxy(proxy)
+            proxied[proxy] = AsyncHTTPClientTransport(configuration: withProxy)
+        }
+        self.proxied = proxied
+    }
+
+    /// The proxy, or direct connection, of a request to `url`.
+    public func proxy(for url: URL) -> Proxy? {
+        settings.proxy(for: url)
+    }
+
+    /// Sends the request through its proxy, or direct.
+    public func send(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        guard let url = URL(string: request.absoluteURLString(baseURL: baseURL)), let proxy = settings.proxy(for: url),
+            let transport = proxied[proxy]
+        else {
+            return try await direct.send(request, body: body, baseURL: baseURL, operationID: operationID)
+        }
+        do {
+            return try await transport.send(request, body: body, baseURL: baseURL, operationID: operationID)
+        } catch var error as ParleyError {
+            switch error.underlying as? HTTPClientError {
+            case .proxyAuthenticationRequired?:
+                error = ParleyError(
+                    .authentication,
+                    "The proxy \(proxy) answered 407 Proxy Authentication Required: give it credentials "
+                        + "(http://user:password@host:port).",
+                    underlying: error.underlying
+                )
+            case .invalidProxyResponse?:
+                error = ParleyError(
+                    .transport,
+                    "The proxy \(proxy) refused to open a tunnel to \(url.host() ?? "the server") (its answer to CONNECT "
+                        + "was not 200): wrong credentials, or a host or port it does not allow.",
+                    underlying: error.underlying
+                )
+            default:
+                error.message += " (through the proxy \(proxy))"
+            }
+            throw error
+        }
+    }
+
+    /// Shuts down every client.
+    public func shutdown() async throws {
+        try await direct.shutdown()
+        for transport in proxied.values { try await transport.shutdown() }
+    }
+
+    private static func ahcProxy(_ proxy: Proxy) -> HTTPClient.Configuration.Proxy {
+        switch proxy.kind {
+        case .http:
+            let authorization = proxy.credentials.map { HTTPClient.Authorization.basic(username: $0.user, password: $0.password) }
+            return .server(host: proxy.host, port: proxy.port, authorization: authorization)
+        case .socks5:
+            return .socksServer(host: proxy.host, port: proxy.port)
+        }
+    }
+}

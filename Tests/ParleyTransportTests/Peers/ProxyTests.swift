@@ -1,0 +1,185 @@
+import Foundation
+import Parley
+import ParleyAsyncHTTPClient
+import Testing
+
+@testable import ParleyTestSupport
+
+/// The proxy URLs and request logs of the proxies `scripts/start-peers` starts (tinyproxy and microsocks, from apt).
+enum ProxyPeers {
+    static let environment = ProcessInfo.processInfo.environment
+    static let tinyproxy = environment["PARLEY_TINYPROXY_URL"]
+    static let tinyproxyLog = environment["PARLEY_TINYPROXY_LOG"]
+    static let tinyproxyAuth = environment["PARLEY_TINYPROXY_AUTH_URL"]
+    static let tinyproxyAuthLog = environment["PARLEY_TINYPROXY_AUTH_LOG"]
+    static let socks = environment["PARLEY_SOCKS_URL"]
+    static let socksLog = environment["PARLEY_SOCKS_LOG"]
+    static var available: Bool { tinyproxy != nil && socks != nil && HTTPBin.url != nil }
+
+    static func log(_ path: String?) throws -> String {
+        try String(contentsOfFile: try #require(path), encoding: .utf8)
+    }
+
+    /// How many tunnels to httpbin the HTTP proxy logged at `path` (AsyncHTTPClient tunnels http requests too).
+    static func tunnels(_ path: String?) throws -> Int {
+        let port = HTTPBin.url?.port ?? 0
+        return try log(path).components(separatedBy: "CONNECT 127.0.0.1:\(port) ").count - 1
+    }
+}
+
+private struct Anywhere: Endpoint {
+    typealias Response = JSONValue
+    var path: Path
+}
+
+@Suite("Proxies: curl's environment variables and no_proxy rules")
+struct ProxySettingsTests {
+    @Test("proxy URLs: schemes, default port, credentials kept and never shown")
+    func urls() throws {
+        let proxy = try #require(Proxy(url: "http://ada:s%40cret@proxy.internal:3128"))
+        #expect(proxy.kind == .http && proxy.host == "proxy.internal" && proxy.port == 3128)
+        #expect(proxy.credentials?.user == "ada" && proxy.credentials?.password == "s@cret")
+        #expect(proxy.description == "http://<redacted>@proxy.internal:3128")
+        #expect(Proxy(url: "proxy.internal")?.description == "http://proxy.internal:1080")
+        #expect(Proxy(url: "socks5h://[::1]:1080")?.description == "socks5://[::1]:1080")
+        #expect(Proxy(url: "socks5://127.0.0.1")?.port == 1080)
+        #expect(Proxy(url: "ftp://proxy") == nil)
+        #expect(Proxy(url: "http://proxy:99999") == nil)
+        #expect(Proxy(url: "") == nil)
+    }
+
+    @Test("the variables as curl reads them: http_proxy lower case only, https and all in either case, lower case first")
+    func variables() throws {
+        let http = try #require(Proxy(url: "http://h:1"))
+        let https = try #require(Proxy(url: "http://s:2"))
+        let all = try #require(Proxy(url: "socks5://a:3"))
+        let settings = ProxySettings.environment([
+            "HTTP_PROXY": "http://ignored:9", "https_proxy": "http://s:2", "HTTPS_PROXY": "http://upper:9",
+            "ALL_PROXY": "socks5://a:3", "no_proxy": "", "NO_PROXY": "internal",
+        ])
+        #expect(settings.http == nil, "HTTP_PROXY is not read (httpoxy)")
+        #expect(settings.https == https)
+        #expect(settings.all == all)
+        #expect(settings.noProxy == [], "no_proxy, set to nothing, wins over NO_PROXY (as in curl)")
+        let both = ProxySettings.environment(["http_proxy": "http://h:1", "all_proxy": "socks5://a:3", "no_proxy": "x, y"])
+        #expect(both.proxy(for: try #require(URL(string: "http://example.test/"))) == http)
+        #expect(both.proxy(for: try #require(URL(string: "https://example.test/"))) == all)
+        #expect(both.noProxy == ["x", "y"])
+        #expect(ProxySettings.environment(["http_proxy": "not a url ::"]).isEmpty)
+    }
+
+    @Test(
+        "no_proxy: *, names and the names under them, IP addresses and ranges, ports",
+        arguments: [
+            ("*", "anything.test", 80, true),
+            ("example.test", "example.test", 80, true),
+            ("example.test", "api.example.test", 443, true),
+            (".example.test", "api.example.test", 80, true),
+            ("example.test", "notexample.test", 80, false),
+            ("EXAMPLE.test.", "Api.Example.Test", 80, true),
+            ("127.0.0.1", "127.0.0.1", 8080, true),
+            ("127.0.0.1", "127.0.0.2", 8080, false),
+            ("10.0.0.0/8", "10.1.2.3", 80, true),
+            ("10.0.0.0/8", "11.1.2.3", 80, false),
+            ("::1", "[::1]", 80, true),
+            ("fd00::/8", "fd12::1", 80, true),
+            ("fd00::/8", "fe80::1", 80, false),
+            ("example.test:8080", "example.test", 8080, true),
+            ("example.test:8080", "example.test", 80, false),
+            ("[::1]:8080", "::1", 8080, true),
+            ("[::1]:8080", "::1", 9090, false),
+        ]
+    )
+    func noProxy(_ rule: String, _ host: String, _ port: Int, _ bypasses: Bool) {
+        #expect(
+            ProxySettings(all: Proxy(.http, host: "p", port: 1), noProxy: [rule]).bypasses(host: host, port: port) == bypasses
+        )
+    }
+
+    @Test("a Unix socket never goes through a proxy; https without https_proxy falls back to all_proxy only")
+    func routing() throws {
+        let proxy = Proxy(.http, host: "p", port: 1)
+        let settings = ProxySettings(http: proxy)
+        #expect(settings.proxy(for: try #require(URL(string: "http+unix://%2Ftmp%2Fs.sock/x"))) == nil)
+        #expect(settings.proxy(for: try #require(URL(string: "https://example.test/"))) == nil)
+        #expect(settings.proxy(for: try #require(URL(string: "http://example.test/"))) == proxy)
+    }
+}
+
+@Suite(
+    "Independent peers: requests through tinyproxy (HTTP) and microsocks (SOCKS5) to httpbin",
+    .enabled(if: ProxyPeers.available, "scripts/start-peers starts tinyproxy and microsocks (from apt) and httpbin")
+)
+struct ProxyPeerTests {
+    private func client(_ settings: ProxySettings) throws -> Client {
+        Client(baseURL: try #require(HTTPBin.url), transport: ProxyingTransport(settings))
+    }
+
+    @Test("through an HTTP proxy: the proxy logs the tunnel to httpbin; no_proxy goes direct")
+    func httpProxy() async throws {
+        let proxyURL = try #require(ProxyPeers.tinyproxy)
+        let proxy = try #require(Proxy(url: proxyURL))
+        let before = try ProxyPeers.tunnels(ProxyPeers.tinyproxyLog)
+        let client = try client(ProxySettings(proxy))
+        let echo = try await client.send(Anywhere(path: "/anything/via-tinyproxy"))
+        #expect(echo["url"]?.stringValue?.hasSuffix("/anything/via-tinyproxy") == true)
+        #expect(try ProxyPeers.tunnels(ProxyPeers.tinyproxyLog) > before)
+        try await client.shutdown()
+        let direct = try self.client(ProxySettings(proxy, noProxy: ["127.0.0.1"]))
+        let untouched = try ProxyPeers.tunnels(ProxyPeers.tinyproxyLog)
+        _ = try await direct.send(Anywhere(path: "/anything/direct"))
+        #expect(try ProxyPeers.tunnels(ProxyPeers.tinyproxyLog) == untouched)
+        try await direct.shutdown()
+    }
+
+    @Test("a proxy's credentials reach the proxy only; without them, an authentication error; no error shows the password")
+    func credentials() async throws {
+        let withCredentialsURL = try #require(ProxyPeers.tinyproxyAuth)
+        let withCredentials = try #require(Proxy(url: withCredentialsURL))
+        let before = try ProxyPeers.tunnels(ProxyPeers.tinyproxyAuthLog)
+        let client = try client(ProxySettings(withCredentials))
+        let echo = try await client.send(Anywhere(path: "/anything"))
+        #expect(echo["headers"]?["Proxy-Authorization"] == nil, "the server never sees the proxy's credentials")
+        #expect(try ProxyPeers.tunnels(ProxyPeers.tinyproxyAuthLog) > before)
+        try await client.shutdown()
+        var without = withCredentials
+        without.credentials = nil
+        let refused = try self.client(ProxySettings(without))
+        let error = await expectParleyError(.authentication) { _ = try await refused.send(Anywhere(path: "/anything")) }
+        #expect(error?.message.contains("407") == true)
+        var wrong = withCredentials
+        wrong.credentials = ("parley", "wrong-password")
+        let mistaken = try self.client(ProxySettings(wrong))
+        let failed = await expectParleyError(.transport) { _ = try await mistaken.send(Anywhere(path: "/anything")) }
+        #expect(failed?.message.contains("refused to open a tunnel") == true, "\(String(describing: failed))")
+        for text in [String(describing: failed), failed?.curlCommand ?? "", String(describing: error)] {
+            #expect(!text.contains("wrong-password") && !text.contains("pr0xy-s3cret"))
+        }
+        try await refused.shutdown()
+        try await mistaken.shutdown()
+    }
+
+    @Test("through a SOCKS5 proxy: it logs the connection to httpbin")
+    func socks() async throws {
+        let proxyURL = try #require(ProxyPeers.socks)
+        let proxy = try #require(Proxy(url: proxyURL))
+        let httpbin = try #require(HTTPBin.url)
+        let before = try ProxyPeers.log(ProxyPeers.socksLog).components(separatedBy: "connected to").count
+        let client = try client(ProxySettings(proxy))
+        _ = try await client.send(Anywhere(path: "/get"))
+        let log = try ProxyPeers.log(ProxyPeers.socksLog)
+        #expect(log.components(separatedBy: "connected to").count > before)
+        #expect(log.contains("connected to 127.0.0.1:\(httpbin.port ?? 0)"), "\(log)")
+        try await client.shutdown()
+    }
+
+    @Test("the environment's http_proxy, read as curl reads it")
+    func environment() async throws {
+        let tinyproxy = try #require(ProxyPeers.tinyproxy)
+        let before = try ProxyPeers.tunnels(ProxyPeers.tinyproxyLog)
+        let client = try client(.environment(["http_proxy": tinyproxy]))
+        _ = try await client.send(Anywhere(path: "/anything/from-environment"))
+        #expect(try ProxyPeers.tunnels(ProxyPeers.tinyproxyLog) > before)
+        try await client.shutdown()
+    }
+}
