@@ -5,7 +5,7 @@ import NIOCore
 /// Routes with fixed responses: text, odd bodies, repeated headers and a truncated body.
 enum SimpleRoutes {
     /// Registers `/text`, `/invalid-utf8`, `/empty`, `/no-content`, `/json-null`, `/html`,
-    /// `/headers/multi` and `/close-mid-body` on `router`.
+    /// `/headers/multi`, `/report` (cacheable, with an ETag) and `/close-mid-body` on `router`.
     static func register(on router: Router<DemoRequestContext>) {
         router.get("text") { _, _ in DemoResponses.text("hello, parley") }
         router.get("invalid-utf8") { _, _ in
@@ -24,6 +24,22 @@ enum SimpleRoutes {
             DemoResponses.raw(ByteBuffer(string: "<html></html>"), contentType: "text/html")
         }
         router.get("headers/multi") { _, _ in self.multiHeaderResponse() }
+        // A cacheable report: fresh for a minute, then revalidated with its ETag (304 when it matches).
+        router.get("report") { request, _ -> Response in
+            if request.headers[.ifNoneMatch] == "\"report-1\"" {
+                var notModified = Response(status: .notModified)
+                notModified.headers[.eTag] = "\"report-1\""
+                notModified.headers[.cacheControl] = "max-age=60"
+                return notModified
+            }
+            var response = DemoResponses.raw(
+                ByteBuffer(string: #"{"title":"Quarterly report","pages":12}"#),
+                contentType: DemoResponses.jsonContentType
+            )
+            response.headers[.eTag] = "\"report-1\""
+            response.headers[.cacheControl] = "max-age=60"
+            return response
+        }
         router.get("close-mid-body") { _, _ in self.closeMidBodyResponse() }
     }
 

@@ -72,6 +72,10 @@ extension Client {
         /// the endpoint or a middleware put in a `Cookie` field are sent too, before the jar's. `nil` (the default)
         /// keeps no cookies, on every transport.
         public var cookies: CookieJar? = nil
+        /// The HTTP cache of this client (RFC 9111; see ``HTTPCache``): `GET` responses answered from it while fresh,
+        /// revalidated when stale, under the client's middlewares (which see its answers, with a `Cache-Status`) and
+        /// above the redirects. `nil` (the default) caches nothing.
+        public var cache: HTTPCache? = nil
 
         /// The defaults, with any field overridden.
         public init(

@@ -21,7 +21,8 @@ import OpenAPIRuntime
 /// 4. **request**: header fields (client's, endpoint's, the adapter's) and the encoded body, counted for progress;
 /// 5. **scope**: ``CallContext/current`` and what the stages below read per call (``CallScope``);
 /// 6. **middlewares**: the client's, outermost first; each sees the call once (a retry sends it down again);
-/// 7. **redirects**: each hop followed by the client's ``RedirectPolicy``, credentials kept to their origin;
+/// 7. **cache and redirects**: ``Client/Configuration/cache`` answers or revalidates `GET`s, then each hop is followed
+///    by the client's ``RedirectPolicy``, credentials kept to their origin;
 /// 8. **per request**: each request handed down from here (every attempt, every hop) gets the cookies of
 ///    ``Client/Configuration/cookies`` for its URL (and its response's are stored), is counted, then passes the
 ///    client's request middlewares, where tracing lives (a ``TracingMiddleware`` listed among the call's middlewares
@@ -69,6 +70,10 @@ final class Pipeline: Sendable {
         handler = Self.countingStage(around: handler)
         if let jar = configuration.cookies { handler = Self.cookieStage(jar, around: handler) }
         handler = Self.redirectStage(RedirectFollower(policy: configuration.redirects), around: handler)
+        if let cache = configuration.cache {
+            let below = handler
+            handler = { request, body, url in try await cache.handle(request, body: body, baseURL: url, next: below) }
+        }
         handler = Self.middlewareStage(self.middlewares, around: handler)
         self.handler = handler
     }

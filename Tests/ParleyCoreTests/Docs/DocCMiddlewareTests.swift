@@ -117,6 +117,29 @@ extension DocCMiddleware {
             }
         }
 
+        @Test("an HTTP cache answers fresh responses from memory")
+        func caching() async throws {
+            struct Report: Codable, Equatable, Sendable {
+                let title: String
+                let pages: Int
+            }
+            struct GetReport: Endpoint {
+                typealias Response = Report
+                var path: Path = "/report"
+            }
+            try await withDocServer { baseURL, _ in
+var cached = Client.Configuration()
+cached.cache = HTTPCache(store: MemoryCacheStore(maxSize: 16 * 1024 * 1024))
+let reports = Client(baseURL: baseURL, configuration: cached)
+let (first, firstHead) = try await reports.response(for: GetReport())
+let (second, secondHead) = try await reports.response(for: GetReport())
+let outcomes = [firstHead, secondHead].compactMap { HTTPCache.outcome(of: $0)?.rawValue }
+print(first == second, outcomes)   // true ["miss", "hit"]
+                #expect(first == second)
+                #expect(HTTPCache.outcome(of: firstHead) == .miss && HTTPCache.outcome(of: secondHead) == .hit)
+            }
+        }
+
         @Test("identical requests in flight share one")
         func coalescing() async throws {
             try await withDocServer { baseURL, _ in

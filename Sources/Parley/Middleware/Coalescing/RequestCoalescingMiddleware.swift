@@ -116,12 +116,7 @@ public final class RequestCoalescingMiddleware: ClientMiddleware, Sendable {
                 if bytes.count > maxSharedBodySize {
                     finish(.notShared)
                     // The caller gets what was read, then the rest as it comes.
-                    let rest = HTTPBody(
-                        Remainder(prefix: bytes, iterator: iterator),
-                        length: responseBody.length,
-                        iterationBehavior: .single
-                    )
-                    return (response, rest)
+                    return (response, PrefixedBody.body(prefix: bytes, rest: iterator, length: responseBody.length))
                 }
             }
             finish(.response(response, bytes))
@@ -192,29 +187,6 @@ public final class RequestCoalescingMiddleware: ClientMiddleware, Sendable {
                 }
             } onCancel: {
                 state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(throwing: CancellationError())
-            }
-        }
-    }
-
-    /// A body's bytes already read, then the rest of its iterator.
-    private struct Remainder: AsyncSequence, Sendable {
-        typealias Element = ArraySlice<UInt8>
-        let prefix: [UInt8]
-        /// Handed to the one caller given this body, which HTTPBody lets iterate once (`.single`).
-        nonisolated(unsafe) let iterator: HTTPBody.AsyncIterator  // SAFE: one iteration, by one caller
-
-        func makeAsyncIterator() -> Iterator { Iterator(prefix: prefix, rest: iterator) }
-
-        struct Iterator: AsyncIteratorProtocol {
-            var prefix: [UInt8]?
-            var rest: HTTPBody.AsyncIterator
-
-            mutating func next() async throws -> ArraySlice<UInt8>? {
-                if let first = prefix {
-                    prefix = nil
-                    return ArraySlice(first)
-                }
-                return try await rest.next()
             }
         }
     }

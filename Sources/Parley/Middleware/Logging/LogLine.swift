@@ -61,6 +61,7 @@ struct LogLine: Sendable {
         var message = "\(request.method.rawValue) \(redactedURL)"
         if let response = exchange.response {
             metadata["http.response.status_code"] = .stringConvertible(response.status.code)
+            if let cache = HTTPCache.outcome(of: response) { metadata["parley.cache"] = .string(cache.rawValue) }
             if detailed { metadata["http.response.headers"] = headers(response.headerFields) }
             message += " → \(response.status.code) \(PrintableText.escaping(response.status.reasonPhrase))"
         }
@@ -80,7 +81,8 @@ struct LogLine: Sendable {
             message += " in \(Self.milliseconds(exchange.duration)) ms"
             if exchange.bodyDropped { message += " (body not read to its end)" }
         }
-        message += " (attempt \(attempt ?? 1), sent \(exchange.sent.bytes) B, received \(exchange.received.bytes) B)"
+        let cache = exchange.response.flatMap(HTTPCache.outcome(of:)).map { ", cache \($0.rawValue)" } ?? ""
+        message += " (attempt \(attempt ?? 1), sent \(exchange.sent.bytes) B, received \(exchange.received.bytes) B\(cache))"
         logger.log(level: level, "\(message)", error: scrubbed, metadata: metadata)
     }
 

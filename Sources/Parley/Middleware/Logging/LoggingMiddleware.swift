@@ -32,7 +32,8 @@ public import OpenAPIRuntime
 ///
 /// **Metadata keys.** `parley.request_id`, `parley.endpoint`, `parley.attempt`, `http.request.method`,
 /// `url.full`, `http.response.status_code`, `parley.duration_ms`, `parley.bytes_sent`, `parley.bytes_received`,
-/// `parley.error_kind` (the ``ParleyError/Kind`` label), `parley.body_dropped`; at debug `http.request.headers`,
+/// `parley.error_kind` (the ``ParleyError/Kind`` label), `parley.body_dropped`, `parley.cache` (what a client's
+/// ``HTTPCache`` did: `hit`, `miss`, `revalidated`, `stale`, also at the end of the line); at debug `http.request.headers`,
 /// `http.request.curl` (the request as a ``CurlCommand``, secrets redacted, without its body) and
 /// `http.response.headers`; at trace `http.request.body` and `http.response.body`. Placed among the client's request
 /// middlewares, the middleware sees each request as it is sent (after the other middlewares, every redirect hop).

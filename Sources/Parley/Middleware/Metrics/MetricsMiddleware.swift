@@ -23,6 +23,7 @@ public import OpenAPIRuntime
 /// | `http.client.active_requests` | Meter | method, endpoint | exchanges in flight |
 /// | `http.client.request.body.bytes` | Counter | method, endpoint | bytes of request bodies sent |
 /// | `http.client.response.body.bytes` | Counter | method, endpoint | bytes of response bodies read |
+/// | `http.client.cache` | Counter | method, endpoint, outcome | what ``HTTPCache`` did: `hit`, `miss`, `revalidated`, `stale` |
 ///
 /// Dimension values: `method` is `GET`, `POST`, … (`_OTHER` for others); `endpoint` is the
 /// ``Endpoint/name`` (``CallContext/endpointName``; the OpenAPI operation ID outside a `Client`), never the
@@ -83,6 +84,10 @@ public struct MetricsMiddleware: ClientMiddleware {
                 .increment(by: exchange.sent.bytes)
             Counter(label: prefix + "http.client.response.body.bytes", dimensions: call, factory: factory)
                 .increment(by: exchange.received.bytes)
+            if let cache = exchange.response.flatMap(HTTPCache.outcome(of:)) {
+                Counter(label: prefix + "http.client.cache", dimensions: call + [("outcome", cache.rawValue)], factory: factory)
+                    .increment()
+            }
             if let failure = exchange.failure {
                 let kind = call + [("kind", ObservationLabels.errorKind(failure))]
                 Counter(label: prefix + "http.client.errors", dimensions: kind, factory: factory).increment()

@@ -1,0 +1,117 @@
+import Dispatch
+
+#if canImport(FoundationEssentials)
+    public import FoundationEssentials
+#else
+    public import Foundation
+#endif
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Responses in files under a folder (readable by their owner only), kept between runs, bounded by their total size:
+/// the least recently written go first. File work runs on a queue of its own, never on Swift's threads.
+public final class DiskCacheStore: HTTPCacheStore {
+    /// The folder.
+    public let folder: URL
+    /// The most bytes the folder's files take.
+    public let maxSize: Int
+    private let queue = DispatchQueue(label: "parley.cache.disk")
+
+    /// A store in `folder` (made if missing), keeping at most `maxSize` bytes (256 MiB by default).
+    public init(folder: URL, maxSize: Int = 256 * 1024 * 1024) {
+        self.folder = folder
+        self.maxSize = max(0, maxSize)
+    }
+
+    /// The responses stored under `key`.
+    public func responses(for key: String) async -> [CachedResponse] {
+        await onQueue { [self] in
+            let file = self.file(for: key)
+            guard let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int,
+                size <= self.maxSize, let data = try? Data(contentsOf: file)
+            else { return [] }
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .secondsSince1970
+            guard let saved = try? decoder.decode(Saved.self, from: data), saved.key == key else { return [] }
+            return saved.responses
+        }
+    }
+
+    /// Stores `responses` under `key`, then removes the oldest files beyond ``maxSize``.
+    public func store(_ responses: [CachedResponse], for key: String) async {
+        await onQueue { [self] in
+            let file = self.file(for: key)
+            guard !responses.isEmpty else {
+                try? FileManager.default.removeItem(at: file)
+                return
+            }
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .secondsSince1970
+            guard let data = try? encoder.encode(Saved(key: key, responses: responses)), data.count <= self.maxSize else {
+                return
+            }
+            try? FileManager.default.createDirectory(
+                at: self.folder,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
+            let temporary = self.folder.appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
+            guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
+            else { return }
+            if rename(temporary.path, file.path) != 0 { try? FileManager.default.removeItem(at: temporary) }
+            self.evict()
+        }
+    }
+
+    /// Removes every file of the store.
+    public func removeAll() async {
+        await onQueue { [self] in
+            for file in self.files() { try? FileManager.default.removeItem(at: file.url) }
+        }
+    }
+
+    /// The file of `key`: an FNV-1a hash of it (the key is kept inside, and checked on reading).
+    private func file(for key: String) -> URL {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in key.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return folder.appendingPathComponent(String(hash, radix: 16) + ".parley-cache")
+    }
+
+    private func files() -> [(url: URL, size: Int, modified: Date)] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasSuffix(".parley-cache") }.compactMap { name in
+            let url = folder.appendingPathComponent(name)
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return nil }
+            return (url, attributes[.size] as? Int ?? 0, attributes[.modificationDate] as? Date ?? .distantPast)
+        }
+    }
+
+    private func evict() {
+        var files = self.files().sorted { $0.modified < $1.modified }
+        var total = files.reduce(0) { $0 + $1.size }
+        while total > maxSize, !files.isEmpty {
+            let oldest = files.removeFirst()
+            try? FileManager.default.removeItem(at: oldest.url)
+            total -= oldest.size
+        }
+    }
+
+    private func onQueue<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: work()) }
+        }
+    }
+
+    private struct Saved: Codable {
+        var key: String
+        var responses: [CachedResponse]
+    }
+}

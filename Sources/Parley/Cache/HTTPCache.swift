@@ -1,0 +1,419 @@
+public import HTTPTypes
+import OpenAPIRuntime
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// An HTTP cache by RFC 9111 for a client (``Client/Configuration/cache``): `GET` responses kept in a
+/// ``HTTPCacheStore`` and answered from it while fresh, revalidated when stale.
+///
+/// ```swift
+/// var configuration = Client.Configuration()
+/// configuration.cache = HTTPCache()                                              // in memory, private
+/// configuration.cache = HTTPCache(store: DiskCacheStore(folder: cachesFolder))   // kept between runs
+/// ```
+///
+/// - **Freshness** from `s-maxage` (a shared cache only), `max-age`, `Expires` (against `Date`), else 10% of the time
+///   since `Last-Modified` (at most a day) for the statuses RFC 9110 lets a cache store without one; the age counts
+///   the response's `Age`, its `Date` and the time it took.
+/// - **Variants** by `Vary` (`Vary: *` is never stored).
+/// - **Not stored**: `no-store` (request or response), `private` in a shared cache, a request with `Authorization`
+///   in a shared cache unless the response says `public`, `s-maxage` or `must-revalidate`, a body above
+///   ``maxEntrySize``. **Revalidated every time**: `no-cache` (response), and a request's `no-cache` or `max-age=0`.
+/// - **Revalidation** with `If-None-Match` (the `ETag`) and `If-Modified-Since` (`Last-Modified`): a `304` updates the
+///   stored head and answers with the stored response, so the caller decodes its typed value as for a `200`.
+/// - **Stale answers** (RFC 5861): within `stale-while-revalidate` the stale response is answered at once and
+///   revalidated in the background (``waitForRevalidations()`` waits for that); within `stale-if-error` it answers when
+///   the origin fails or answers 5xx. Never after `must-revalidate`.
+/// - **Invalidation**: a successful unsafe request (`POST`, `PUT`, `DELETE`, `PATCH`, …) removes the responses of its
+///   URL, and of its `Location` and `Content-Location` on the same origin.
+/// - **Outcome**: every response of a cacheable request carries `Cache-Status` (RFC 9211), such as `parley; hit; ttl=42`
+///   or `parley; fwd=stale; fwd-status=304`, which ``outcome(of:)`` reads back; the logging and metrics middlewares
+///   report it.
+///
+/// It is a client setting, not a middleware, because a stale-while-revalidate answer goes on after the call: its
+/// revalidation needs the rest of the client (redirects, transport) beyond the call's `next`.
+public final class HTTPCache: Sendable {
+    /// What the cache did for a request.
+    public enum Outcome: String, Sendable, Hashable, CaseIterable {
+        /// Answered from the cache, fresh.
+        case hit
+        /// Sent to the origin (nothing stored, a stored response could not be used, or the request asked for a new one).
+        case miss
+        /// Stale, revalidated with the origin, which answered `304 Not Modified`: answered from the cache.
+        case revalidated
+        /// Answered from the cache though stale (`stale-while-revalidate`, or `stale-if-error` when the origin failed).
+        case stale
+    }
+
+    /// Where responses are kept.
+    public let store: any HTTPCacheStore
+    /// Whether the cache is shared between users (a proxy's): then `private` responses, and those to requests with
+    /// `Authorization` not marked for sharing, are not stored, and `s-maxage` applies. `false` by default: a client's
+    /// cache is private.
+    public let isShared: Bool
+    /// The largest body stored; larger responses stream through unstored.
+    public let maxEntrySize: Int
+    /// The most variants kept per URL.
+    public let maxVariants = 8
+    private let revalidations = LockedState<[UUID: Task<Void, Never>]>([:])
+
+    /// A cache in `store` (memory by default), private unless `isShared`.
+    public init(store: any HTTPCacheStore = MemoryCacheStore(), isShared: Bool = false, maxEntrySize: Int = 8 * 1024 * 1024) {
+        self.store = store
+        self.isShared = isShared
+        self.maxEntrySize = max(0, maxEntrySize)
+    }
+
+    /// Returns once the background revalidations started so far (stale-while-revalidate) have ended.
+    public func waitForRevalidations() async {
+        while let (id, task) = revalidations.withLock({ $0.first.map { ($0.key, $0.value) } }) {
+            await task.value
+            _ = revalidations.withLock { $0.removeValue(forKey: id) }
+        }
+    }
+
+    /// Removes every stored response.
+    public func removeAll() async {
+        await store.removeAll()
+    }
+
+    /// The outcome a response's `Cache-Status` field reports for this cache (`nil` when Parley's cache did not see it).
+    public static func outcome(of response: HTTPResponse) -> Outcome? {
+        guard let field = response.headerFields[values: cacheStatus].last(where: { $0.hasPrefix(cacheName) }) else {
+            return nil
+        }
+        let parameters = Set(field.split(separator: ";").map { $0.trimmingSpaces() })
+        if parameters.contains("hit") {
+            return parameters.contains(where: { $0.hasPrefix("ttl=-") }) ? .stale : .hit
+        }
+        if parameters.contains("fwd-status=304") { return .revalidated }
+        if parameters.contains(where: { $0.hasPrefix("detail=stale-if-error") }) { return .stale }
+        return .miss
+    }
+
+    /// `Pragma` (HTTP/1.0's `no-cache`).
+    static let pragma = HTTPField.Name("Pragma") ?? .cacheControl  // SAFE: a valid field name; never the fallback
+    /// `Cache-Status`.
+    static let cacheStatus = HTTPField.Name("Cache-Status") ?? .server  // SAFE: a valid field name; never the fallback
+    static let cacheName = "parley"
+
+    // MARK: - The stage
+
+    typealias Handler = @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+
+    /// One request through the cache; `next` sends it on (redirects, transport).
+    func handle(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        next: @escaping Handler
+    ) async throws -> (
+        HTTPResponse, HTTPBody?
+    ) {
+        let url = request.absoluteURLString(baseURL: baseURL)
+        guard request.method == .get else {
+            let (response, responseBody) = try await next(request, body, baseURL)
+            if ![.head, .options, .trace].contains(request.method), (200..<400).contains(response.status.code) {
+                await invalidate(url, response: response)
+            }
+            return (response, responseBody)
+        }
+        let requestControl = CacheControl(request.headerFields[values: .cacheControl])
+        let pragmaNoCache = request.headerFields[values: Self.pragma].contains { $0.lowercased().contains("no-cache") }
+        let key = "GET " + url
+        if requestControl.noStore {
+            let (response, responseBody) = try await next(request, body, baseURL)
+            return (Self.marked(response, "fwd=request"), responseBody)
+        }
+        let now = Date()
+        let stored = await store.responses(for: key)
+        guard let index = stored.firstIndex(where: { Self.varies($0, matching: request) }) else {
+            if requestControl.onlyIfCached { return (Self.gatewayTimeout(), nil) }
+            return try await fetch(
+                request,
+                baseURL: baseURL,
+                key: key,
+                next: next,
+                detail: stored.isEmpty ? "uri-miss" : "vary-miss"
+            )
+        }
+        let cached = stored[index]
+        let head = cached.head
+        let control = CacheControl(head.headerFields[values: .cacheControl])
+        let lifetime = freshnessLifetime(head, control: control, cached: cached)
+        let age = Self.currentAge(cached, head: head, now: now)
+        let wantsRevalidation =
+            requestControl.noCache || pragmaNoCache || control.noCache
+            || requestControl.seconds("max-age").map { age > TimeInterval($0) } == true
+        if !wantsRevalidation, age < lifetime {
+            return Self.answer(cached, head: head, age: age, status: "hit; ttl=\(Int(lifetime - age))")
+        }
+        if requestControl.onlyIfCached { return (Self.gatewayTimeout(), nil) }
+        let staleness = age - lifetime
+        if !wantsRevalidation, !control.mustRevalidate, let window = control.seconds("stale-while-revalidate"),
+            staleness < TimeInterval(window)
+        {
+            revalidateInBackground(request, baseURL: baseURL, key: key, cached: cached, next: next)
+            return Self.answer(
+                cached,
+                head: head,
+                age: age,
+                status: "hit; ttl=-\(Int(staleness.rounded(.up))); detail=stale-while-revalidate"
+            )
+        }
+        let staleIfError =
+            control.mustRevalidate ? nil : (control.seconds("stale-if-error") ?? requestControl.seconds("stale-if-error"))
+        let servesOnError = staleIfError.map { staleness < TimeInterval($0) } ?? false
+        do {
+            let (response, responseBody) = try await revalidate(
+                request,
+                baseURL: baseURL,
+                key: key,
+                cached: cached,
+                keepingOnServerError: servesOnError,
+                next: next
+            )
+            if servesOnError, response.status.code >= 500 {
+                await UnusedBody.drain(responseBody)
+                return Self.answer(
+                    cached,
+                    head: head,
+                    age: age,
+                    status: "fwd=stale; fwd-status=\(response.status.code); detail=stale-if-error"
+                )
+            }
+            return (response, responseBody)
+        } catch  where servesOnError && !Task.isCancelled {
+            return Self.answer(cached, head: head, age: age, status: "fwd=stale; detail=stale-if-error")
+        }
+    }
+
+    /// Sends `request` (no usable stored response) and stores the response when it may.
+    private func fetch(
+        _ request: HTTPRequest,
+        baseURL: URL,
+        key: String,
+        next: Handler,
+        detail: String
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        let requestTime = Date()
+        let (response, responseBody) = try await next(request, nil, baseURL)
+        return try await storing(
+            response,
+            body: responseBody,
+            for: request,
+            key: key,
+            requestTime: requestTime,
+            detail: "fwd=\(detail)"
+        )
+    }
+
+    /// Sends `request` made conditional on `cached`'s validators: a `304` refreshes and answers with `cached`.
+    private func revalidate(
+        _ request: HTTPRequest,
+        baseURL: URL,
+        key: String,
+        cached: CachedResponse,
+        keepingOnServerError: Bool = false,
+        next: Handler
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var conditional = request
+        let head = cached.head
+        if let etag = head.headerFields[.eTag] { conditional.headerFields[.ifNoneMatch] = etag }
+        if let modified = head.headerFields[.lastModified] { conditional.headerFields[.ifModifiedSince] = modified }
+        let requestTime = Date()
+        let (response, responseBody) = try await next(conditional, nil, baseURL)
+        // A 5xx the stale response will stand in for (stale-if-error) does not replace it.
+        if keepingOnServerError, response.status.code >= 500 { return (response, responseBody) }
+        guard response.status.code == 304 else {
+            return try await storing(
+                response,
+                body: responseBody,
+                for: request,
+                key: key,
+                requestTime: requestTime,
+                detail: "fwd=stale; fwd-status=\(response.status.code)"
+            )
+        }
+        await UnusedBody.drain(responseBody)
+        var refreshed = cached
+        refreshed.update(with: response, requestTime: requestTime, responseTime: Date())
+        await replace(refreshed, for: request, key: key)
+        let updated = refreshed.head
+        let age = Self.currentAge(refreshed, head: updated, now: Date())
+        return Self.answer(refreshed, head: updated, age: age, status: "fwd=stale; fwd-status=304")
+    }
+
+    private func revalidateInBackground(
+        _ request: HTTPRequest,
+        baseURL: URL,
+        key: String,
+        cached: CachedResponse,
+        next: @escaping Handler
+    ) {
+        let id = UUID()
+        let task = Task { [self] in
+            if let (_, body) = try? await revalidate(request, baseURL: baseURL, key: key, cached: cached, next: next) {
+                await UnusedBody.drain(body)
+            }
+        }
+        revalidations.withLock { $0[id] = task }
+    }
+
+    /// Stores `response` when it may be (collecting a body up to ``maxEntrySize``), and hands it on marked.
+    private func storing(
+        _ response: HTTPResponse,
+        body: HTTPBody?,
+        for request: HTTPRequest,
+        key: String,
+        requestTime: Date,
+        detail: String
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        guard isStorable(response, for: request) else { return (Self.marked(response, detail), body) }
+        if let body, case .known(let length) = body.length, length > maxEntrySize { return (Self.marked(response, detail), body) }
+        var bytes: [UInt8] = []
+        if let body {
+            var iterator = body.makeAsyncIterator()
+            while let chunk = try await iterator.next() {
+                bytes += chunk
+                if bytes.count > maxEntrySize {
+                    return (Self.marked(response, detail), PrefixedBody.body(prefix: bytes, rest: iterator, length: body.length))
+                }
+            }
+        }
+        let varied = Self.variedValues(response, request: request)
+        let entry = CachedResponse(response, body: Data(bytes), requestTime: requestTime, responseTime: Date(), varied: varied)
+        await replace(entry, for: request, key: key)
+        return (Self.marked(response, detail + "; stored"), HTTPBody(bytes))
+    }
+
+    /// Stores `entry` in place of the variant it matches.
+    private func replace(_ entry: CachedResponse, for request: HTTPRequest, key: String) async {
+        var variants = await store.responses(for: key)
+        variants.removeAll { Self.varies($0, matching: request) }
+        variants.insert(entry, at: 0)
+        await store.store(Array(variants.prefix(maxVariants)), for: key)
+    }
+
+    private func invalidate(_ url: String, response: HTTPResponse) async {
+        var urls = [url]
+        let origin = Self.origin(of: url)
+        for name in [HTTPField.Name.location, .contentLocation] {
+            guard let value = response.headerFields[name], let target = URL(string: value, relativeTo: URL(string: url)) else {
+                continue
+            }
+            let absolute = target.absoluteString
+            if Self.origin(of: absolute) == origin { urls.append(absolute) }
+        }
+        for target in urls { await store.store([], for: "GET " + target) }
+    }
+
+    // MARK: - RFC 9111
+
+    /// Section 3: whether `response` to `request` may be stored.
+    private func isStorable(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
+        let control = CacheControl(response.headerFields[values: .cacheControl])
+        let requestControl = CacheControl(request.headerFields[values: .cacheControl])
+        guard !control.noStore, !requestControl.noStore else { return false }
+        guard !response.headerFields[values: .vary].contains(where: { $0.contains("*") }) else { return false }
+        if isShared {
+            if control.isPrivate { return false }
+            if request.headerFields[.authorization] != nil, !control.isPublic, control.seconds("s-maxage") == nil,
+                !control.mustRevalidate
+            {
+                return false
+            }
+        }
+        let explicit =
+            control.seconds("max-age") != nil || (isShared && control.seconds("s-maxage") != nil)
+            || response.headerFields[.expires] != nil || control.isPublic
+        return explicit || Self.heuristicallyCacheable.contains(response.status.code)
+    }
+
+    /// RFC 9110, section 15.1: the statuses a cache may store without explicit freshness.
+    static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+
+    /// Section 4.2.1: how long `head` is fresh.
+    private func freshnessLifetime(_ head: HTTPResponse, control: CacheControl, cached: CachedResponse) -> TimeInterval {
+        if isShared, let shared = control.seconds("s-maxage") { return TimeInterval(shared) }
+        if let maxAge = control.seconds("max-age") { return TimeInterval(maxAge) }
+        if let expiresText = head.headerFields[.expires] {
+            guard let expires = CookieDate.parse(expiresText) else { return 0 }  // an invalid Expires: already expired
+            let date = head.headerFields[.date].flatMap(CookieDate.parse) ?? cached.responseTime
+            return max(0, expires.timeIntervalSince(date))
+        }
+        guard Self.heuristicallyCacheable.contains(cached.status),
+            let modified = head.headerFields[.lastModified].flatMap(CookieDate.parse)
+        else { return 0 }
+        let date = head.headerFields[.date].flatMap(CookieDate.parse) ?? cached.responseTime
+        return min(86_400, max(0, date.timeIntervalSince(modified) / 10))
+    }
+
+    /// Section 4.2.3: the age of `cached` now.
+    static func currentAge(_ cached: CachedResponse, head: HTTPResponse, now: Date) -> TimeInterval {
+        let date = head.headerFields[.date].flatMap(CookieDate.parse) ?? cached.responseTime
+        let ageValue = head.headerFields[.age].flatMap { Int($0.trimmingSpaces()) }.map { TimeInterval(max(0, $0)) } ?? 0
+        let apparentAge = max(0, cached.responseTime.timeIntervalSince(date))
+        let responseDelay = max(0, cached.responseTime.timeIntervalSince(cached.requestTime))
+        let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
+        return correctedInitialAge + max(0, now.timeIntervalSince(cached.responseTime))
+    }
+
+    /// Section 4.1: whether the request's fields named by `cached`'s `Vary` match the stored ones.
+    static func varies(_ cached: CachedResponse, matching request: HTTPRequest) -> Bool {
+        cached.varied.allSatisfy { name, value in
+            guard let fieldName = HTTPField.Name(name) else { return false }
+            return Self.normalizedValue(request.headerFields[values: fieldName]) == value
+        }
+    }
+
+    static func variedValues(_ response: HTTPResponse, request: HTTPRequest) -> [String: String?] {
+        var varied: [String: String?] = [:]
+        for value in response.headerFields[values: .vary] {
+            for name in value.split(separator: ",").map({ $0.trimmingSpaces().lowercased() }) where !name.isEmpty {
+                guard let fieldName = HTTPField.Name(name) else { continue }
+                varied[name] = .some(normalizedValue(request.headerFields[values: fieldName]))
+            }
+        }
+        return varied
+    }
+
+    private static func normalizedValue(_ values: [String]) -> String? {
+        values.isEmpty ? nil : values.map { $0.trimmingSpaces() }.joined(separator: ", ")
+    }
+
+    private static func origin(of url: String) -> String? {
+        guard let parsed = URL(string: url), let scheme = parsed.scheme, let host = parsed.host else { return nil }
+        return "\(scheme.lowercased())://\(host.lowercased()):\(parsed.port ?? (scheme == "https" ? 443 : 80))"
+    }
+
+    // MARK: - Answers
+
+    private static func answer(
+        _ cached: CachedResponse,
+        head: HTTPResponse,
+        age: TimeInterval,
+        status: String
+    ) -> (
+        HTTPResponse, HTTPBody?
+    ) {
+        var response = head
+        response.headerFields[.age] = String(Int(age))
+        return (marked(response, status), HTTPBody(cached.body))
+    }
+
+    private static func marked(_ response: HTTPResponse, _ status: String) -> HTTPResponse {
+        var response = response
+        response.headerFields.append(HTTPField(name: cacheStatus, value: "\(cacheName); \(status)"))
+        return response
+    }
+
+    /// `only-if-cached` with nothing usable stored (section 5.2.1.7).
+    private static func gatewayTimeout() -> HTTPResponse {
+        marked(HTTPResponse(status: .gatewayTimeout), "fwd=miss; detail=only-if-cached")
+    }
+}
