@@ -11,12 +11,12 @@ struct HTTPCall {
 
     func run() async throws {
         let items = try HTTPRequestItems(options.items.map(HTTPRequestItem.init(parsing:)), form: options.form)
-        var endpoint = try URLEndpoint(
-            url: options.absoluteURL,
-            method: method,
-            headers: headers(for: items),
-            name: method.rawValue
-        )
+        var endpoint = try URLEndpoint(url: options.absoluteURL, method: method, name: method.rawValue)
+        // --session: what earlier runs to this host kept (cookies, credentials, header fields).
+        let sessionFile = options.session.map { HTTPSession.file(named: $0, for: endpoint.origin) }
+        let session = try sessionFile.map { try HTTPSession.load(from: $0) }
+        let auth = self.auth(session)
+        endpoint.headers = headers(for: items, session: session, auth: auth)
         endpoint.query.items += items.query
         endpoint.body = items.body.map { .stream(HTTPBody($0), contentType: nil) } ?? .none
         endpoint.acceptableStatusCodes = .any  // the status decides the exit status, after the body is written
@@ -24,30 +24,45 @@ struct HTTPCall {
             timeout: options.timeout.map { .seconds($0) },
             redirects: RedirectPolicy(maxRedirects: options.maxRedirects)
         )
-        // Cookies live for the invocation, redirect hops included (`parley get URL/cookies/set?a=b` shows `a`).
-        configuration.cookies = CookieJar()
+        // Cookies live for the invocation, redirect hops included (`parley get URL/cookies/set?a=b` shows `a`), and
+        // with --session from one invocation to the next.
+        let jar = CookieJar()
+        for cookie in session?.cookies ?? [] { jar.insert(cookie) }
+        configuration.cookies = jar
         if options.curl {
             // The request goes through every stage, and the last one prints it instead of sending it.
             let client = Client(
                 baseURL: endpoint.origin,
                 transport: CurlPrintingTransport(),
-                middlewares: middlewares(requestBody: items.body),
+                middlewares: middlewares(requestBody: items.body, auth: auth),
                 configuration: configuration
             )
             _ = try await client.response(for: endpoint)
             return
         }
+        defer {
+            if var kept = session, let sessionFile {
+                kept.keep(headers: items.headers)
+                kept.auth = auth
+                kept.cookies = jar.cookies
+                do {
+                    try kept.save(to: sessionFile)
+                } catch {
+                    Terminal.writeError("parley: the session was not saved: \(error)\n")
+                }
+            }
+        }
         let proxies = options.proxies
         let client = Client(
             baseURL: endpoint.origin,
             transport: proxies.isEmpty ? AsyncHTTPClientTransport.shared : ProxyingTransport(proxies),
-            middlewares: middlewares(requestBody: items.body),
+            middlewares: middlewares(requestBody: items.body, auth: auth),
             configuration: configuration
         )
         // A proxying transport owns its HTTPClients: shut down whatever happens (AsyncHTTPClient stops a process
         // whose client was not).
         do {
-            try await exchange(endpoint, client: client, items: items)
+            try await exchange(endpoint, client: client, items: items, auth: auth)
         } catch {
             try? await client.shutdown()
             throw error
@@ -56,7 +71,8 @@ struct HTTPCall {
     }
 
     /// Sends the request and writes the answer.
-    private func exchange(_ endpoint: URLEndpoint, client: Client, items: HTTPRequestItems) async throws {
+    private func exchange(_ endpoint: URLEndpoint, client: Client, items: HTTPRequestItems, auth: HTTPSession.Auth?) async throws
+    {
         let started = ContinuousClock.now
         do {
             let answer = try await client.stream(endpoint)
@@ -84,13 +100,20 @@ struct HTTPCall {
             if error.request == nil, error.kind != .unacceptableStatus {
                 error.message = "\(method.rawValue) \(displayURL(items)): " + error.message
             }
-            Terminal.writeError("parley: \(Redaction(secrets).scrub(error))\n")
+            Terminal.writeError("parley: \(Redaction(secrets(auth)).scrub(error))\n")
             throw ExitCode(HTTPExitStatus.code(for: error))
         }
     }
 
     /// parley's default header fields, less those `Header:` removed, overridden by the items' fields.
-    private func headers(for items: HTTPRequestItems) -> Headers {
+    /// The credentials of this run: the command line's, else the session's.
+    private func auth(_ session: HTTPSession?) -> HTTPSession.Auth? {
+        if let credentials = options.credentials { return .basic(user: credentials.user, password: credentials.password) }
+        if let bearer = options.bearer { return .bearer(bearer) }
+        return session?.auth
+    }
+
+    private func headers(for items: HTTPRequestItems, session: HTTPSession?, auth: HTTPSession.Auth?) -> Headers {
         var defaults: Headers = ["User-Agent": "parley", "Accept-Encoding": "gzip, deflate"]
         defaults.append("Accept", items.isJSON ? "application/json, */*;q=0.5" : "*/*")
         if items.isJSON {
@@ -99,13 +122,13 @@ struct HTTPCall {
             defaults.append("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
         }
         defaults.fields.removeAll { items.removedHeaders.contains($0.name.lowercased()) }
-        var headers = defaults.merging(items.headers)
-        if let bearer = options.bearer { headers.set("Authorization", "Bearer \(bearer)") }
+        var headers = defaults.merging(session?.keptHeaders ?? Headers()).merging(items.headers)
+        if case .bearer(let token)? = auth { headers.set("Authorization", "Bearer \(token)") }
         return headers
     }
 
     /// Retries outermost, then Basic authentication, then the `--verbose` log (so it sees every attempt's fields).
-    private func middlewares(requestBody: Data?) -> [any ClientMiddleware] {
+    private func middlewares(requestBody: Data?, auth: HTTPSession.Auth?) -> [any ClientMiddleware] {
         var middlewares: [any ClientMiddleware] = []
         if options.retries > 0 {
             middlewares.append(
@@ -114,8 +137,8 @@ struct HTTPCall {
                 }
             )
         }
-        if let credentials = options.credentials {
-            middlewares.append(BasicAuthMiddleware(username: credentials.user, password: credentials.password))
+        if case .basic(let user, let password)? = auth {
+            middlewares.append(BasicAuthMiddleware(username: user, password: password))
         }
         if options.verbose {
             middlewares.append(
@@ -126,10 +149,13 @@ struct HTTPCall {
     }
 
     /// The credentials given on the command line, kept out of error messages.
-    private var secrets: [String] {
-        var secrets = [options.bearer].compactMap(\.self)
-        if let credentials = options.credentials, !credentials.password.isEmpty, let auth = options.auth {
-            secrets += [credentials.password, auth, Data(auth.utf8).base64EncodedString()]
+    private func secrets(_ auth: HTTPSession.Auth?) -> [String] {
+        var secrets: [String] = []
+        switch auth {
+        case .bearer(let token)?: secrets.append(token)
+        case .basic(let user, let password)? where !password.isEmpty:
+            secrets += [password, "\(user):\(password)", Data("\(user):\(password)".utf8).base64EncodedString()]
+        default: break
         }
         let proxies = options.proxies
         for proxy in [proxies.http, proxies.https, proxies.all].compactMap(\.self) {

@@ -42,6 +42,15 @@ struct HTTPOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "Keep cookies, credentials and custom header fields for this host between runs, as httpie does (a file "
+                + "per host and name under ~/.config/parley/sessions, or the path given when NAME holds a /).",
+            valueName: "name"
+        )
+    )
+    var session: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Send through this proxy: http://[user:password@]host:port or socks5://host:port. Without it, the proxies of "
                 + "the environment apply as curl reads them (http_proxy, https_proxy, all_proxy, no_proxy).",
             valueName: "url"

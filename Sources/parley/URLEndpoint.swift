@@ -10,7 +10,7 @@ struct URLEndpoint: Endpoint {
     let method: HTTPRequest.Method
     let path: Path
     var query: Query
-    let headers: Headers
+    var headers: Headers
     /// The request body; none unless set after `init`.
     var body: RequestBody = .none
     /// The status codes accepted; `nil` (the default) for the client's (2xx).

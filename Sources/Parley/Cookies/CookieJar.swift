@@ -140,6 +140,18 @@ public final class CookieJar: Sendable {
         }
     }
 
+    /// Adds `cookie` as it is (one read back from a store of your own), replacing the cookie of the same name,
+    /// domain and path, within the jar's limits; an expired cookie removes that one instead.
+    public func insert(_ cookie: Cookie) {
+        state.withLock { cookies in
+            if cookie.isExpired(at: Date()) {
+                cookies.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
+            } else {
+                Self.insert(cookie, into: &cookies, limits: limits)
+            }
+        }
+    }
+
     /// Removes every cookie.
     public func removeAll() {
         state.withLock { $0.removeAll() }

@@ -74,3 +74,43 @@ struct HTTPCurlCommandTests {
         #expect(parleyHeaders["Authorization"] == "Bearer t0k3n")
     }
 }
+
+@Suite(
+    "parley --session keeps cookies, credentials and header fields between runs (httpbin)",
+    .enabled(
+        if: ProcessInfo.processInfo.environment["PARLEY_HTTPBIN_URL"] != nil && ParleyRun.executable != nil,
+        "needs httpbin (scripts/start-peers) and the built parley executable"
+    )
+)
+struct HTTPSessionCommandTests {
+    @Test("cookies set in one run are sent in the next; --auth and X-Team: kept; one file per host, owner only")
+    func session() async throws {
+        let httpbin = try #require(ProcessInfo.processInfo.environment["PARLEY_HTTPBIN_URL"])
+        let config = try CommandScratchFolder()
+        let environment: [String: String?] = ["XDG_CONFIG_HOME": config.path]
+        let set = try await ParleyRun(
+            ["get", "\(httpbin)/cookies/set?flavour=oatmeal", "--session", "work", "--auth", "ada:lovelace", "X-Team:blue"],
+            environment: environment
+        )
+        #expect(set.status == 0, "\(set.error)")
+        let cookies = try await ParleyRun(["get", "\(httpbin)/cookies", "--session", "work"], environment: environment)
+        #expect(try JSONDecoder().decode(JSONValue.self, from: cookies.output) == ["cookies": ["flavour": "oatmeal"]])
+        let authorized = try await ParleyRun(
+            ["get", "\(httpbin)/basic-auth/ada/lovelace", "--session", "work"],
+            environment: environment
+        )
+        #expect(authorized.status == 0, "the session's credentials: \(authorized.error)")
+        let headers = try await ParleyRun(["get", "\(httpbin)/headers", "--session", "work"], environment: environment)
+        let echoed = try JSONDecoder().decode(JSONValue.self, from: headers.output)
+        #expect(echoed["headers"]?["X-Team"] == "blue")
+        // Another session, or none, has none of it.
+        let fresh = try await ParleyRun(["get", "\(httpbin)/cookies", "--session", "other"], environment: environment)
+        #expect(try JSONDecoder().decode(JSONValue.self, from: fresh.output) == ["cookies": [:]])
+        let port = URL(string: httpbin)?.port ?? 80
+        let file = config.path + "/parley/sessions/127.0.0.1_\(port)/work.json"
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let saved = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(saved.contains("oatmeal") && saved.contains("X-Team"))
+    }
+}
