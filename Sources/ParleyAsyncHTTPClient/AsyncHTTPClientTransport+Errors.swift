@@ -3,6 +3,7 @@ import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Parley
 
 extension AsyncHTTPClientTransport {
@@ -121,6 +122,19 @@ extension AsyncHTTPClientTransport {
         }
         if let error = error as? ChannelError, case .connectTimeout = error {
             return ParleyError(.timeout, "Connecting to the server timed out.", underlying: error)
+        }
+        if let error = error as? NIOSSLError, case .handshakeFailed(let reason) = error {
+            let text = "\(reason)"
+            let what =
+                if text.contains("CERTIFICATE_VERIFY_FAILED") {
+                    "the server's certificate is not trusted (an unknown CA, a wrong host name, or expired): trust its CA "
+                        + "with a TLSPolicy (roots:), or `parley --verify CA_FILE`"
+                } else if text.contains("UNSUPPORTED_PROTOCOL") || text.contains("PROTOCOL_VERSION") {
+                    "the server and the client share no TLS version (see TLSPolicy.minimumVersion)"
+                } else {
+                    "the TLS handshake failed (\(text))"
+                }
+            return ParleyError(.transport, "The TLS connection could not be made: \(what).", underlying: error)
         }
         return ParleyError(.transport, "The request failed: \(error).", underlying: error)
     }

@@ -53,9 +53,26 @@ struct HTTPCall {
             }
         }
         let proxies = options.proxies
+        let transport: any ClientTransport
+        do {
+            // --verify, --cert, --pinned-pubkey: a client of its own; proxies: one per proxy.
+            let tls = try options.tlsPolicy()
+            let base = try tls.map { try AsyncHTTPClientTransport.configuration(tls: $0) }
+            transport =
+                if !proxies.isEmpty {
+                    ProxyingTransport(proxies, configuration: base ?? AsyncHTTPClientTransport.defaultConfiguration)
+                } else if let base {
+                    AsyncHTTPClientTransport(configuration: base)
+                } else {
+                    AsyncHTTPClientTransport.shared
+                }
+        } catch let error as ParleyError {
+            Terminal.writeError("parley: \(error.message)\n")
+            throw ExitCode(HTTPExitStatus.code(for: error))
+        }
         let client = Client(
             baseURL: endpoint.origin,
-            transport: proxies.isEmpty ? AsyncHTTPClientTransport.shared : ProxyingTransport(proxies),
+            transport: transport,
             middlewares: middlewares(requestBody: items.body, auth: auth),
             configuration: configuration
         )

@@ -1,58 +1,97 @@
 import Foundation
 import Parley
+import ParleyDemoServer
 import Testing
 
 @testable import ParleyTestSupport
 
 @Suite(
-    "parley through proxies: --proxy, and the environment's by default (tinyproxy, httpbin)",
+    "parley through proxies: --proxy, and the environment's by default (tinyproxy)",
     .enabled(
-        if: ProcessInfo.processInfo.environment["PARLEY_TINYPROXY_URL"] != nil
-            && ProcessInfo.processInfo.environment["PARLEY_HTTPBIN_URL"] != nil && ParleyRun.executable != nil,
-        "needs tinyproxy and httpbin (scripts/start-peers) and the built parley executable"
-    )
+        if: ProcessInfo.processInfo.environment["PARLEY_TINYPROXY_URL"] != nil && ParleyRun.executable != nil,
+        "needs tinyproxy (scripts/start-peers) and the built parley executable"
+    ),
+    .timeLimit(.minutes(1))
 )
 struct HTTPProxyCommandTests {
     private let environment = ProcessInfo.processInfo.environment
 
-    /// How many tunnels to httpbin tinyproxy has logged.
-    private func tunnels() throws -> Int {
+    /// How many tunnels to 127.0.0.1:`port` tinyproxy has logged (each test's server has a port of its own).
+    private func tunnels(to port: Int) throws -> Int {
         let log = try String(contentsOfFile: try #require(environment["PARLEY_TINYPROXY_LOG"]), encoding: .utf8)
-        let port = URL(string: try #require(environment["PARLEY_HTTPBIN_URL"]))?.port ?? 0
         return log.components(separatedBy: "CONNECT 127.0.0.1:\(port) ").count - 1
     }
 
-    @Test("--proxy URL sends through it; http_proxy in the environment does by default; --proxy wins over it")
+    @Test("--proxy URL sends through it; http_proxy in the environment does by default; no_proxy goes direct")
     func proxies() async throws {
-        let httpbin = try #require(environment["PARLEY_HTTPBIN_URL"])
         let proxy = try #require(environment["PARLEY_TINYPROXY_URL"])
-        var before = try tunnels()
-        let explicit = try await ParleyRun(["get", "\(httpbin)/get", "--proxy", proxy], environment: ["http_proxy": nil])
-        #expect(explicit.status == 0, "\(explicit.error)")
-        #expect(try tunnels() == before + 1)
-        before = try tunnels()
-        let fromEnvironment = try await ParleyRun(["get", "\(httpbin)/get"], environment: ["http_proxy": proxy])
-        #expect(fromEnvironment.status == 0, "\(fromEnvironment.error)")
-        #expect(try tunnels() == before + 1)
-        before = try tunnels()
-        let excluded = try await ParleyRun(
-            ["get", "\(httpbin)/get"],
-            environment: ["http_proxy": proxy, "no_proxy": "127.0.0.1"]
-        )
-        #expect(excluded.status == 0, "\(excluded.error)")
-        #expect(try tunnels() == before, "no_proxy: direct")
+        for (arguments, variables, proxied) in [
+            (["--proxy", proxy], ["http_proxy": nil], true),
+            ([], ["http_proxy": proxy], true),
+            ([], ["http_proxy": proxy, "no_proxy": "127.0.0.1"], false),
+        ] as [([String], [String: String?], Bool)] {
+            let server = try await DemoServer.start()
+            let port = try #require(URL(string: server.baseURL)?.port)
+            let run = try await ParleyRun(["get", "\(server.baseURL)/echo"] + arguments, environment: variables)
+            #expect(run.status == 0, "\(run.error)")
+            #expect((try tunnels(to: port) >= 1) == proxied, "\(arguments) \(variables)")
+            await server.stop()
+        }
     }
 
     @Test("a proxy's password never reaches the terminal, whatever fails")
     func credentials() async throws {
-        let httpbin = try #require(environment["PARLEY_HTTPBIN_URL"])
         let authURL = try #require(environment["PARLEY_TINYPROXY_AUTH_URL"])
+        let server = try await DemoServer.start()
         let wrong = authURL.replacingOccurrences(of: "pr0xy-s3cret", with: "wr0ng-s3cret")
-        let run = try await ParleyRun(["get", "\(httpbin)/get", "--proxy", wrong])
+        let run = try await ParleyRun(["get", "\(server.baseURL)/echo", "--proxy", wrong])
         #expect(run.status != 0)
         #expect(run.error.contains("tunnel"), "\(run.error)")
         #expect(!run.error.contains("wr0ng-s3cret") && !run.text.contains("wr0ng-s3cret"))
-        let invalid = try await ParleyRun(["get", "\(httpbin)/get", "--proxy", "ftp://x"])
+        let invalid = try await ParleyRun(["get", "\(server.baseURL)/echo", "--proxy", "ftp://x"])
         #expect(invalid.status == 64, "\(invalid.error)")
+        await server.stop()
+    }
+}
+
+@Suite(
+    "parley --verify, --cert, --cert-key and --pinned-pubkey against nginx with TLS",
+    .enabled(
+        if: ProcessInfo.processInfo.environment["PARLEY_TLS_URL"] != nil && ParleyRun.executable != nil,
+        "needs nginx with TLS (scripts/start-peers) and the built parley executable"
+    )
+)
+struct HTTPTLSCommandTests {
+    private let environment = ProcessInfo.processInfo.environment
+
+    @Test(
+        "--verify CA_FILE trusts the suite's CA; --verify no trusts anything; without it the unknown CA fails, saying what to do"
+    )
+    func verify() async throws {
+        let url = try #require(environment["PARLEY_TLS_URL"])
+        let folder = try #require(environment["PARLEY_TLS_DIR"])
+        let trusted = try await ParleyRun(["get", url, "--verify", folder + "/ca.pem"])
+        #expect(trusted.status == 0 && trusted.text.contains("TLSv1.3"), "\(trusted.error)")
+        let insecure = try await ParleyRun(["get", url, "--verify", "no"])
+        #expect(insecure.status == 0, "\(insecure.error)")
+        let unknown = try await ParleyRun(["get", url])
+        #expect(unknown.status == 1)
+        #expect(unknown.error.contains("not trusted") && unknown.error.contains("--verify"), "\(unknown.error)")
+    }
+
+    @Test("--cert and --cert-key present a client certificate (mutual TLS); --pinned-pubkey is refused, with the reason")
+    func clientCertificateAndPins() async throws {
+        let url = try #require(environment["PARLEY_MTLS_URL"])
+        let folder = try #require(environment["PARLEY_TLS_DIR"])
+        let run = try await ParleyRun([
+            "get", url, "--verify", folder + "/ca.pem", "--cert", folder + "/client.pem", "--cert-key", folder + "/client.key",
+        ])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(try JSONDecoder().decode(JSONValue.self, from: run.output) == ["client": "CN=parley-client"])
+        let pinned = try await ParleyRun(["get", url, "--pinned-pubkey", "sha256//" + Data(count: 32).base64EncodedString()])
+        #expect(pinned.status != 0)
+        #expect(pinned.error.contains("#285"), "\(pinned.error)")
+        let malformed = try await ParleyRun(["get", url, "--pinned-pubkey", "sha1//abc"])
+        #expect(malformed.status == 64)
     }
 }

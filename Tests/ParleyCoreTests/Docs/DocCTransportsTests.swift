@@ -51,6 +51,35 @@ extension DocCTransports {
             }
         }
 
+        @Test(
+            "a TLS policy: the suite's CA, a client certificate, TLS 1.3 (nginx)",
+            .enabled(if: ProcessInfo.processInfo.environment["PARLEY_MTLS_URL"] != nil, "scripts/start-peers starts nginx with TLS")
+        )
+        func tlsPolicy() async throws {
+            struct WhoAmIOverTLS: Endpoint {
+                struct Answer: Decodable, Sendable { let client: String }
+                typealias Response = Answer
+                var path: Path = "/"
+            }
+            let environment = ProcessInfo.processInfo.environment
+            let folder = try #require(environment["PARLEY_TLS_DIR"])
+            let internalURL = try #require(environment["PARLEY_MTLS_URL"].flatMap(URL.init(string:)))
+            let companyCA = try Data(contentsOf: URL(fileURLWithPath: folder + "/ca.pem"))
+            let clientPEM = try Data(contentsOf: URL(fileURLWithPath: folder + "/client.pem"))
+            let clientKeyPEM = try Data(contentsOf: URL(fileURLWithPath: folder + "/client.key"))
+let policy = TLSPolicy(
+    roots: [companyCA],                               // PEM
+    clientCertificate: TLSPolicy.ClientCertificate(chain: clientPEM, privateKey: clientKeyPEM),
+    minimumVersion: .tls13
+)
+let internalAPI = Client(baseURL: internalURL, transport: try AsyncHTTPClientTransport(tls: policy))
+print(try await internalAPI.send(WhoAmIOverTLS()).client)   // CN=parley-client
+try await internalAPI.shutdown()
+            let check = Client(baseURL: internalURL, transport: try AsyncHTTPClientTransport(tls: policy))
+            #expect(try await check.send(WhoAmIOverTLS()).client == "CN=parley-client")
+            try await check.shutdown()
+        }
+
         @Test("proxies from curl's variables; no_proxy")
         func proxies() async throws {
             try await withDocServer { baseURL, _ in

@@ -1,6 +1,7 @@
 import Foundation
 import Parley
 import ParleyAsyncHTTPClient
+import ParleyDemoServer
 import Testing
 
 @testable import ParleyTestSupport
@@ -14,22 +15,18 @@ enum ProxyPeers {
     static let tinyproxyAuthLog = environment["PARLEY_TINYPROXY_AUTH_LOG"]
     static let socks = environment["PARLEY_SOCKS_URL"]
     static let socksLog = environment["PARLEY_SOCKS_LOG"]
-    static var available: Bool { tinyproxy != nil && socks != nil && HTTPBin.url != nil }
+    static var available: Bool { tinyproxy != nil && socks != nil }
 
     static func log(_ path: String?) throws -> String {
         try String(contentsOfFile: try #require(path), encoding: .utf8)
     }
 
-    /// How many tunnels to httpbin the HTTP proxy logged at `path` (AsyncHTTPClient tunnels http requests too).
-    static func tunnels(_ path: String?) throws -> Int {
-        let port = HTTPBin.url?.port ?? 0
-        return try log(path).components(separatedBy: "CONNECT 127.0.0.1:\(port) ").count - 1
+    /// How many tunnels to 127.0.0.1:`port` the HTTP proxy logged at `path` (AsyncHTTPClient tunnels http requests
+    /// too). Each test targets a server of its own, on a port of its own, so that suites running at the same time
+    /// through the same proxy do not count each other's tunnels.
+    static func tunnels(_ path: String?, to port: Int) throws -> Int {
+        try log(path).components(separatedBy: "CONNECT 127.0.0.1:\(port) ").count - 1
     }
-}
-
-private struct Anywhere: Endpoint {
-    typealias Response = JSONValue
-    var path: Path
 }
 
 @Suite("Proxies: curl's environment variables and no_proxy rules")
@@ -107,79 +104,86 @@ struct ProxySettingsTests {
 }
 
 @Suite(
-    "Independent peers: requests through tinyproxy (HTTP) and microsocks (SOCKS5) to httpbin",
-    .enabled(if: ProxyPeers.available, "scripts/start-peers starts tinyproxy and microsocks (from apt) and httpbin")
+    "Independent peers: requests through tinyproxy (HTTP) and microsocks (SOCKS5)",
+    .enabled(if: ProxyPeers.available, "scripts/start-peers starts tinyproxy and microsocks (from apt)"),
+    .timeLimit(.minutes(1))
 )
 struct ProxyPeerTests {
-    private func client(_ settings: ProxySettings) throws -> Client {
-        Client(baseURL: try #require(HTTPBin.url), transport: ProxyingTransport(settings))
+    /// A client of a demo server of the test's own (its own port), through `settings`.
+    private func client(_ settings: ProxySettings, _ server: DemoServer) throws -> Client {
+        Client(baseURL: try #require(URL(string: server.baseURL)), transport: ProxyingTransport(settings))
     }
 
-    @Test("through an HTTP proxy: the proxy logs the tunnel to httpbin; no_proxy goes direct")
+    private func port(_ server: DemoServer) throws -> Int { try #require(URL(string: server.baseURL)?.port) }
+
+    @Test("through an HTTP proxy: the proxy logs the tunnel; no_proxy goes direct")
     func httpProxy() async throws {
+        let server = try await DemoServer.start()
         let proxyURL = try #require(ProxyPeers.tinyproxy)
         let proxy = try #require(Proxy(url: proxyURL))
-        let before = try ProxyPeers.tunnels(ProxyPeers.tinyproxyLog)
-        let client = try client(ProxySettings(proxy))
-        let echo = try await client.send(Anywhere(path: "/anything/via-tinyproxy"))
-        #expect(echo["url"]?.stringValue?.hasSuffix("/anything/via-tinyproxy") == true)
-        #expect(try ProxyPeers.tunnels(ProxyPeers.tinyproxyLog) > before)
+        let client = try client(ProxySettings(proxy), server)
+        let echo = try await client.send(EchoEndpoint(path: "/echo/via-tinyproxy"))
+        #expect(echo.path == "/echo/via-tinyproxy")
+        #expect(try ProxyPeers.tunnels(ProxyPeers.tinyproxyLog, to: port(server)) >= 1)
         try await client.shutdown()
-        let direct = try self.client(ProxySettings(proxy, noProxy: ["127.0.0.1"]))
-        let untouched = try ProxyPeers.tunnels(ProxyPeers.tinyproxyLog)
-        _ = try await direct.send(Anywhere(path: "/anything/direct"))
-        #expect(try ProxyPeers.tunnels(ProxyPeers.tinyproxyLog) == untouched)
+        await server.stop()
+        let other = try await DemoServer.start()
+        let direct = try self.client(ProxySettings(proxy, noProxy: ["127.0.0.1"]), other)
+        _ = try await direct.send(EchoEndpoint(path: "/echo/direct"))
+        #expect(try ProxyPeers.tunnels(ProxyPeers.tinyproxyLog, to: port(other)) == 0)
         try await direct.shutdown()
+        await other.stop()
     }
 
     @Test("a proxy's credentials reach the proxy only; without them, an authentication error; no error shows the password")
     func credentials() async throws {
+        let server = try await DemoServer.start()
         let withCredentialsURL = try #require(ProxyPeers.tinyproxyAuth)
         let withCredentials = try #require(Proxy(url: withCredentialsURL))
-        let before = try ProxyPeers.tunnels(ProxyPeers.tinyproxyAuthLog)
-        let client = try client(ProxySettings(withCredentials))
-        let echo = try await client.send(Anywhere(path: "/anything"))
-        #expect(echo["headers"]?["Proxy-Authorization"] == nil, "the server never sees the proxy's credentials")
-        #expect(try ProxyPeers.tunnels(ProxyPeers.tinyproxyAuthLog) > before)
+        let client = try client(ProxySettings(withCredentials), server)
+        let echo = try await client.send(EchoEndpoint())
+        #expect(echo.header("Proxy-Authorization").isEmpty, "the server never sees the proxy's credentials")
+        #expect(try ProxyPeers.tunnels(ProxyPeers.tinyproxyAuthLog, to: port(server)) >= 1)
         try await client.shutdown()
         var without = withCredentials
         without.credentials = nil
-        let refused = try self.client(ProxySettings(without))
-        let error = await expectParleyError(.authentication) { _ = try await refused.send(Anywhere(path: "/anything")) }
+        let refused = try self.client(ProxySettings(without), server)
+        let error = await expectParleyError(.authentication) { _ = try await refused.send(EchoEndpoint()) }
         #expect(error?.message.contains("407") == true)
         var wrong = withCredentials
         wrong.credentials = ("parley", "wrong-password")
-        let mistaken = try self.client(ProxySettings(wrong))
-        let failed = await expectParleyError(.transport) { _ = try await mistaken.send(Anywhere(path: "/anything")) }
+        let mistaken = try self.client(ProxySettings(wrong), server)
+        let failed = await expectParleyError(.transport) { _ = try await mistaken.send(EchoEndpoint()) }
         #expect(failed?.message.contains("refused to open a tunnel") == true, "\(String(describing: failed))")
         for text in [String(describing: failed), failed?.curlCommand ?? "", String(describing: error)] {
             #expect(!text.contains("wrong-password") && !text.contains("pr0xy-s3cret"))
         }
         try await refused.shutdown()
         try await mistaken.shutdown()
+        await server.stop()
     }
 
-    @Test("through a SOCKS5 proxy: it logs the connection to httpbin")
+    @Test("through a SOCKS5 proxy: it logs the connection to the server")
     func socks() async throws {
+        let server = try await DemoServer.start()
         let proxyURL = try #require(ProxyPeers.socks)
         let proxy = try #require(Proxy(url: proxyURL))
-        let httpbin = try #require(HTTPBin.url)
-        let before = try ProxyPeers.log(ProxyPeers.socksLog).components(separatedBy: "connected to").count
-        let client = try client(ProxySettings(proxy))
-        _ = try await client.send(Anywhere(path: "/get"))
+        let client = try client(ProxySettings(proxy), server)
+        _ = try await client.send(EchoEndpoint())
         let log = try ProxyPeers.log(ProxyPeers.socksLog)
-        #expect(log.components(separatedBy: "connected to").count > before)
-        #expect(log.contains("connected to 127.0.0.1:\(httpbin.port ?? 0)"), "\(log)")
+        #expect(log.contains("connected to 127.0.0.1:\(try port(server))"), "\(log)")
         try await client.shutdown()
+        await server.stop()
     }
 
     @Test("the environment's http_proxy, read as curl reads it")
     func environment() async throws {
+        let server = try await DemoServer.start()
         let tinyproxy = try #require(ProxyPeers.tinyproxy)
-        let before = try ProxyPeers.tunnels(ProxyPeers.tinyproxyLog)
-        let client = try client(.environment(["http_proxy": tinyproxy]))
-        _ = try await client.send(Anywhere(path: "/anything/from-environment"))
-        #expect(try ProxyPeers.tunnels(ProxyPeers.tinyproxyLog) > before)
+        let client = try client(.environment(["http_proxy": tinyproxy]), server)
+        _ = try await client.send(EchoEndpoint())
+        #expect(try ProxyPeers.tunnels(ProxyPeers.tinyproxyLog, to: port(server)) >= 1)
         try await client.shutdown()
+        await server.stop()
     }
 }
