@@ -33,6 +33,7 @@ import json
 import os
 import sys
 import threading
+import time
 
 from jsonrpc import Dispatcher, JSONRPCResponseManager
 from jsonrpc.exceptions import JSONRPCDispatchException
@@ -267,10 +268,20 @@ def burst(count):
 
 
 @dispatcher.add_method
-def flood(count, method="hold"):
+def flood(count, method="hold", release_after_errors=None):
     """Sends the client `count` requests `method` [i] at once, waits for every answer (at most 60 s), and returns how
-    many were answered with a result: a peer that floods the client with requests."""
+    many were answered with a result: a peer that floods the client with requests. With `release_after_errors`, once
+    that many requests were answered with an error, it notifies the client `flood_release` (so that the client's
+    handlers, held until then, can finish)."""
     slots = [outgoing.start(method, [n])[1] for n in range(count)]
+    if release_after_errors is not None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            errors = sum(1 for slot in slots if slot["event"].is_set() and "error" in slot.get("answer", {}))
+            if errors >= release_after_errors:
+                break
+            time.sleep(0.01)
+        outgoing.notify("flood_release", [])
     answered = 0
     for slot in slots:
         if slot["event"].wait(60) and "result" in slot.get("answer", {}):

@@ -19,7 +19,6 @@ package struct JSONRPCConnectionState: Sendable {
     package typealias AnswerContinuation = CheckedContinuation<JSONRPCReply, any Error>
     package typealias WriterContinuation = CheckedContinuation<Void, any Error>
     package typealias Notifications = AsyncThrowingStream<JSONRPCIncoming, any Error>.Continuation
-    package typealias SlotContinuation = CheckedContinuation<Void, Never>
     /// Issues a subscription's subscribe call (again, after a reconnect); returns its key.
     package typealias SubscribeCall = @Sendable () async throws(ParleyError) -> JSONValue
 
@@ -84,19 +83,17 @@ package struct JSONRPCConnectionState: Sendable {
     private var nextToken = 0
     /// The peer's requests being handled now.
     package private(set) var peerRequests = 0
-    /// The reading loop, waiting for one of them to finish.
-    private var slotWaiter: SlotContinuation?
     /// Connections opened so far.
     package private(set) var generation = 0
 
     /// The most notifications held for subscriptions not yet answered; later ones go to `incoming`.
     package let maxHeld: Int
-    /// The most requests of the peer handled at once: the reading loop takes the next one on once one of them is
-    /// answered (so a peer that floods us waits, as TCP or a pipe makes it).
+    /// The most requests of the peer handled at once; one more is answered at once with ``busyError(limit:)``, and
+    /// the reading goes on (a reader that waited for a slot could not deliver the answers the handlers wait for).
     package let maxPeerRequests: Int
 
     /// A connection being opened, or (with `writer`) one that is open.
-    package init(writer: Writer? = nil, maxHeld: Int = 1024, maxPeerRequests: Int = 256) {
+    package init(writer: Writer? = nil, maxHeld: Int = 1024, maxPeerRequests: Int = 1024) {
         phase = writer.map { .open($0) } ?? .connecting(waiters: [:])
         if writer != nil { generation = 1 }
         self.maxHeld = maxHeld
@@ -290,28 +287,17 @@ package struct JSONRPCConnectionState: Sendable {
         return true
     }
 
-    /// The reading loop waits for one of the requests being handled to finish: `true` when one has meanwhile (its
-    /// slot is taken, resume at once); otherwise `continuation` is resumed when one finishes, with its slot.
-    package mutating func waitForPeerRequestSlot(_ continuation: SlotContinuation) -> Bool {
-        if peerRequestStarted() { return true }
-        slotWaiter = continuation
-        return false
-    }
-
-    /// The reading loop stopped waiting (its task was cancelled): its continuation, to resume.
-    package mutating func stopWaitingForPeerRequestSlot() -> SlotContinuation? {
-        defer { slotWaiter = nil }
-        return slotWaiter
-    }
-
-    /// A request of the peer was answered: the reading loop waiting for its slot, to resume.
-    package mutating func peerRequestFinished() -> SlotContinuation? {
-        if let waiter = slotWaiter {
-            slotWaiter = nil
-            return waiter  // the slot passes on: the count stays
-        }
+    /// A request of the peer was answered: its slot is free.
+    package mutating func peerRequestFinished() {
         peerRequests = max(0, peerRequests - 1)
-        return nil
+    }
+
+    /// The answer to a request of the peer beyond the limit: `-32000`, so that it can send it again later.
+    package static func busyError(limit: Int) -> JSONRPCError {
+        JSONRPCError(
+            code: -32000,
+            message: "Too many concurrent requests: at most \(limit) are handled at once; send it again once one is answered"
+        )
     }
 
     // MARK: Subscriptions

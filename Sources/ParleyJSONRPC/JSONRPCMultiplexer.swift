@@ -25,7 +25,7 @@ package final class JSONRPCMultiplexer: Sendable {
     package let maxUnread: Int
 
     /// A multiplexer for a connection being opened, or (with `writer`) one that is open.
-    package init(router: JSONRPCRouter?, writer: Writer? = nil, maxUnread: Int = 4096, maxPeerRequests: Int = 256) {
+    package init(router: JSONRPCRouter?, writer: Writer? = nil, maxUnread: Int = 4096, maxPeerRequests: Int = 1024) {
         self.router = router ?? JSONRPCRouter()
         self.maxUnread = maxUnread
         state = LockedState(JSONRPCConnectionState(writer: writer, maxPeerRequests: maxPeerRequests))
@@ -130,28 +130,24 @@ package final class JSONRPCMultiplexer: Sendable {
 
     // MARK: Reading
 
-    /// The handling of one of the peer's requests: runs its handler and writes its answer.
+    /// The handling of one of the peer's requests: runs its handler, writes its answer, and frees its slot.
     package typealias Handling = @Sendable () async -> Void
 
     /// The reading loop of one connection: `frames` reads the connection and hands each message to `route`; the
-    /// peer's requests are handled concurrently, in a task group this loop owns, at most ``JSONRPCConnectionState/maxPeerRequests``
-    /// at once (the loop reads on once one is answered, so a peer that floods us waits, as TCP makes it), and
-    /// answered with `write`. When `frames` returns or throws, `ended` runs (with the error), then the handlers still
-    /// running are cancelled (their connection is gone) and awaited.
+    /// peer's requests are handled concurrently, in a task group this loop owns, and answered with `write`. The loop
+    /// never waits for a handler: answers and notifications keep flowing whatever the handlers wait for (a handler
+    /// that calls the peer back gets its answer), and a request beyond ``JSONRPCConnectionState/maxPeerRequests`` is
+    /// answered at once with `-32000`. When `frames` returns or throws, `ended` runs (with the error), then the handlers
+    /// still running are cancelled (their connection is gone) and awaited.
     package func read(
         write: @escaping Writer,
         ended: (_ failure: (any Error)?) -> Void,
-        _ frames: (_ route: (Data) async -> Void) async throws -> Void
+        _ frames: (_ route: (Data) -> Void) async throws -> Void
     ) async {
         await withDiscardingTaskGroup { group in
             do {
                 try await frames { message in
-                    guard let handling = self.route(message, write: write) else { return }
-                    await self.acquirePeerRequestSlot()
-                    group.addTask { [state] in
-                        defer { state.withLock { $0.peerRequestFinished() }?.resume() }
-                        await handling()
-                    }
+                    if let handling = self.route(message, write: write) { group.addTask(operation: handling) }
                 }
                 ended(nil)
             } catch {
@@ -161,19 +157,11 @@ package final class JSONRPCMultiplexer: Sendable {
         }
     }
 
-    /// Runs the handlings a reader thread routed (``route(_:write:)``, in arrival order), in a task group of this
-    /// task, at most ``JSONRPCConnectionState/maxPeerRequests`` at once; `taken` runs as each is taken on (the
-    /// thread's hand-off has room again). Returns when `handlings` ends and every handler has finished.
-    package func run(_ handlings: AsyncStream<Handling>, taken: @Sendable () -> Void) async {
+    /// Runs the handlings a reader thread routed (``route(_:write:)``, in arrival order) in a task group of this task.
+    /// Returns when `handlings` ends and every handler has finished.
+    package func run(_ handlings: AsyncStream<Handling>) async {
         await withDiscardingTaskGroup { group in
-            for await handling in handlings {
-                taken()
-                await acquirePeerRequestSlot()
-                group.addTask { [state] in
-                    defer { state.withLock { $0.peerRequestFinished() }?.resume() }
-                    await handling()
-                }
-            }
+            for await handling in handlings { group.addTask(operation: handling) }
         }
     }
 
@@ -186,8 +174,9 @@ package final class JSONRPCMultiplexer: Sendable {
 
     /// Routes one message from the peer, in arrival order, decoding it once at most: an answer goes to its caller
     /// undecoded (the caller decodes it with its typed decoders), a notification to its subscription or ``incoming``
-    /// (a cancellation also cancels the request it names); a request is reserved for the peer's cancellations and its
-    /// handling returned (its answer written with `write`), to run concurrently.
+    /// (a cancellation also cancels the request it names); a request takes one of the peer's slots and is reserved for
+    /// its cancellations, and its handling is returned (its answer written with `write`), to run concurrently; beyond
+    /// the limit, its handling answers `-32000` at once.
     package func route(_ message: Data, write: @escaping Writer) -> Handling? {
         switch JSONRPCFrame.scan(message) {
         case .answers(let ids):
@@ -208,21 +197,32 @@ package final class JSONRPCMultiplexer: Sendable {
             notify(JSONRPCIncoming(method: method, params: members["params"], id: nil))
             return nil
         }
-        guard let handling = router.intake(parsed: parsed, tasks: requests) else { return nil }
-        return { if let answer = await handling() { try? await write(answer) } }
+        guard state.withLock({ $0.peerRequestStarted() }) else {
+            let limit = state.withLock { $0.maxPeerRequests }
+            guard let busy = Self.busyAnswer(to: parsed, limit: limit) else { return nil }
+            return { try? await write(busy) }
+        }
+        guard let handling = router.intake(parsed: parsed, tasks: requests) else {
+            state.withLock { $0.peerRequestFinished() }
+            return nil
+        }
+        return { [state] in
+            defer { state.withLock { $0.peerRequestFinished() } }
+            if let answer = await handling() { try? await write(answer) }
+        }
     }
 
-    /// Waits until fewer than the limit of the peer's requests are being handled, and takes a slot.
-    private func acquirePeerRequestSlot() async {
-        guard !state.withLock({ $0.peerRequestStarted() }) else { return }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: JSONRPCConnectionState.SlotContinuation) in
-                // Cancelled (the connection is going away): on at once, the handlers are about to be cancelled too.
-                if Task.isCancelled || state.withLock({ $0.waitForPeerRequestSlot(continuation) }) { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.stopWaitingForPeerRequestSlot() }?.resume()
+    /// The answer to a request (or the requests of a batch) beyond the concurrency limit.
+    private static func busyAnswer(to parsed: JSONValue, limit: Int) -> Data? {
+        let error = JSONRPCConnectionState.busyError(limit: limit)
+        func one(_ element: JSONValue) -> Data? {
+            guard case .object(let members) = element, let id = members["id"] else { return nil }
+            return JSONRPCRouter.errorResponse(error, id: id)
         }
+        guard case .array(let elements) = parsed else { return one(parsed) }
+        let answers = elements.compactMap(one)
+        guard !answers.isEmpty else { return nil }
+        return Data("[".utf8) + answers.joined(separator: Data(",".utf8)) + Data("]".utf8)
     }
 
     /// A notification: to the subscription it belongs to, held while a subscription of its method awaits its key, or

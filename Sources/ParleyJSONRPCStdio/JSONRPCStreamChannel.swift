@@ -75,13 +75,9 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
         _ = multiplexer.opened(write)
         // Blocking reads on a thread of their own (never on Swift's threads), which routes each message as it arrives:
         // answers resume their callers at once. The peer's requests go to a task that runs their handlers in a task
-        // group of its own, at most 256 at once; at most `Self.handlingsInFlight` more wait between the two, then the
-        // thread stops reading: a peer that floods us fills its pipe, not our memory.
+        // group of its own; the thread never waits for them, and a request beyond the limit (1024 at once) is answered
+        // at once with -32000: a peer that floods us with requests gets refusals, not our memory.
         let (handlings, handlingsContinuation) = AsyncStream.makeStream(of: JSONRPCMultiplexer.Handling.self)
-        // Made empty and then given its room: libdispatch traps when a semaphore is released below its initial value,
-        // which one made with the room would be while handlings wait.
-        let room = DispatchSemaphore(value: 0)
-        for _ in 0..<Self.handlingsInFlight { room.signal() }
         let parser = FrameParser(framing: framing, maxMessageSize: maxMessageSize)
         let childExit = child?.exit
         let childName = child?.name ?? ""
@@ -105,7 +101,6 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
                 let (messages, failure) = parser.feed(chunk)
                 for message in messages {
                     guard let handling = multiplexer.route(message, write: write) else { continue }
-                    room.wait()
                     handlingsContinuation.yield(handling)
                 }
                 if let failure {
@@ -117,12 +112,9 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
         thread.name = "parley.jsonrpc.reader"
         thread.start()
         Task {
-            await multiplexer.run(handlings) { room.signal() }
+            await multiplexer.run(handlings)
         }
     }
-
-    /// The most handlings of the peer's requests routed but not yet taken on.
-    static let handlingsInFlight = 64
 
     deinit {
         if child != nil { closeOutput() }

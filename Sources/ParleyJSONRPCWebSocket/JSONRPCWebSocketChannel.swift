@@ -270,11 +270,19 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
                         self.resubscribe(resubscribe, generation: current)
                     }
                     var failure: (any Error)?
-                    await self.multiplexer.read(write: write, ended: { failure = $0 }) { route in
+                    let ended = { (error: (any Error)?) in
+                        failure = error
+                        // Pending calls fail now, before the handlers of the peer's requests are awaited.
+                        self.state.withLock { $0.outbound = nil }
+                        self.multiplexer.connectionLost(
+                            reason: error.map { "the WebSocket failed: \($0)" } ?? "the server closed the WebSocket"
+                        )
+                    }
+                    await self.multiplexer.read(write: write, ended: ended) { route in
                         for try await message in inbound.messages(maxSize: self.maxMessageSize) {
                             switch message {
-                            case .text(let text): await route(Data(text.utf8))
-                            case .binary(let buffer): await route(Data(buffer.readableBytesView))
+                            case .text(let text): route(Data(text.utf8))
+                            case .binary(let buffer): route(Data(buffer.readableBytesView))
                             }
                         }
                     }

@@ -35,7 +35,11 @@ import OpenAPIRuntime
 ///   report it.
 ///
 /// It is a client setting, not a middleware, because a stale-while-revalidate answer goes on after the call: its
-/// revalidation needs the rest of the client (redirects, transport) beyond the call's `next`.
+/// revalidation needs the rest of the client (the transport) beyond the call's `next`. It runs on each redirect hop,
+/// after the cookies of ``Client/Configuration/cookies`` are added: `Authorization` and `Cookie` always count as if
+/// the response varied on them, so that no user of a client gets an answer stored for another. Requests with a body,
+/// a `Range` or conditional fields of their own go past it; `206` and `304` answers are never stored, nor answers with
+/// neither freshness nor a validator, nor event streams.
 public final class HTTPCache: Sendable {
     /// What the cache did for a request.
     public enum Outcome: String, Sendable, Hashable, CaseIterable {
@@ -59,7 +63,8 @@ public final class HTTPCache: Sendable {
     public let maxEntrySize: Int
     /// The most variants kept per URL.
     public let maxVariants = 8
-    private let revalidations = LockedState<[UUID: Task<Void, Never>]>([:])
+    /// Background revalidations in flight, one per key.
+    private let revalidations = LockedState<[String: Task<Void, Never>]>([:])
 
     /// A cache in `store` (memory by default), private unless `isShared`.
     public init(store: any HTTPCacheStore = MemoryCacheStore(), isShared: Bool = false, maxEntrySize: Int = 8 * 1024 * 1024) {
@@ -70,9 +75,8 @@ public final class HTTPCache: Sendable {
 
     /// Returns once the background revalidations started so far (stale-while-revalidate) have ended.
     public func waitForRevalidations() async {
-        while let (id, task) = revalidations.withLock({ $0.first.map { ($0.key, $0.value) } }) {
+        while let task = revalidations.withLock({ $0.values.first }) {
             await task.value
-            _ = revalidations.withLock { $0.removeValue(forKey: id) }
         }
     }
 
@@ -121,6 +125,12 @@ public final class HTTPCache: Sendable {
                 await invalidate(url, response: response)
             }
             return (response, responseBody)
+        }
+        // Not the cache's business: a GET with a body (its answer depends on it), a range, or the caller's own
+        // conditional request (its 304 or 206 answers that caller only).
+        let own: [HTTPField.Name] = [.range, .ifRange, .ifNoneMatch, .ifModifiedSince, .ifMatch, .ifUnmodifiedSince]
+        if body != nil || own.contains(where: { request.headerFields[$0] != nil }) {
+            return try await next(request, body, baseURL)
         }
         let requestControl = CacheControl(request.headerFields[values: .cacheControl])
         let pragmaNoCache = request.headerFields[values: Self.pragma].contains { $0.lowercased().contains("no-cache") }
@@ -255,13 +265,15 @@ public final class HTTPCache: Sendable {
         cached: CachedResponse,
         next: @escaping Handler
     ) {
-        let id = UUID()
-        let task = Task { [self] in
-            if let (_, body) = try? await revalidate(request, baseURL: baseURL, key: key, cached: cached, next: next) {
-                await UnusedBody.drain(body)
+        revalidations.withLock { revalidations in
+            guard revalidations[key] == nil else { return }  // one at a time per key
+            revalidations[key] = Task { [self] in
+                if let (_, body) = try? await revalidate(request, baseURL: baseURL, key: key, cached: cached, next: next) {
+                    await UnusedBody.drain(body)
+                }
+                _ = self.revalidations.withLock { $0.removeValue(forKey: key) }
             }
         }
-        revalidations.withLock { $0[id] = task }
     }
 
     /// Stores `response` when it may be (collecting a body up to ``maxEntrySize``), and hands it on marked.
@@ -316,6 +328,9 @@ public final class HTTPCache: Sendable {
 
     /// Section 3: whether `response` to `request` may be stored.
     private func isStorable(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
+        guard response.status.code != 206, response.status.code != 304 else { return false }
+        // An event stream or other never-ending answer is not read whole to be stored.
+        if response.headerFields[.contentType]?.lowercased().hasPrefix("text/event-stream") == true { return false }
         let control = CacheControl(response.headerFields[values: .cacheControl])
         let requestControl = CacheControl(request.headerFields[values: .cacheControl])
         guard !control.noStore, !requestControl.noStore else { return false }
@@ -330,12 +345,15 @@ public final class HTTPCache: Sendable {
         }
         let explicit =
             control.seconds("max-age") != nil || (isShared && control.seconds("s-maxage") != nil)
-            || response.headerFields[.expires] != nil || control.isPublic
-        return explicit || Self.heuristicallyCacheable.contains(response.status.code)
+            || response.headerFields[.expires] != nil
+        let validated = response.headerFields[.eTag] != nil || response.headerFields[.lastModified] != nil
+        // Without freshness or a validator a stored response could never be used: not worth storing (nor reading
+        // whole before the caller gets it).
+        return (explicit || validated) && (explicit || Self.heuristicallyCacheable.contains(response.status.code))
     }
 
     /// RFC 9110, section 15.1: the statuses a cache may store without explicit freshness.
-    static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+    static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
 
     /// Section 4.2.1: how long `head` is fresh.
     private func freshnessLifetime(_ head: HTTPResponse, control: CacheControl, cached: CachedResponse) -> TimeInterval {
@@ -372,7 +390,12 @@ public final class HTTPCache: Sendable {
     }
 
     static func variedValues(_ response: HTTPResponse, request: HTTPRequest) -> [String: String?] {
-        var varied: [String: String?] = [:]
+        // Credentials always count, as if the response varied on them: one client may call for several users (a
+        // backend passing each user's token), and no user gets an answer stored for another.
+        var varied: [String: String?] = [
+            "authorization": normalizedValue(request.headerFields[values: .authorization]),
+            "cookie": normalizedValue(request.headerFields[values: .cookie]),
+        ]
         for value in response.headerFields[values: .vary] {
             for name in value.split(separator: ",").map({ $0.trimmingSpaces().lowercased() }) where !name.isEmpty {
                 guard let fieldName = HTTPField.Name(name) else { continue }

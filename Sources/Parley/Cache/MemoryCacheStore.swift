@@ -32,7 +32,11 @@ public final class MemoryCacheStore: HTTPCacheStore {
 
     /// Stores `responses` under `key`, dropping the least recently used keys beyond ``maxSize``.
     public func store(_ responses: [CachedResponse], for key: String) async {
-        let size = responses.reduce(0) { $0 + $1.body.count + 512 }
+        // Bodies, header fields and varied values all count.
+        let size = responses.reduce(0) { total, response in
+            total + response.body.count + 256 + response.fields.reduce(0) { $0 + $1.reduce(0) { $0 + $1.utf8.count + 8 } }
+                + response.varied.reduce(0) { $0 + $1.key.utf8.count + ($1.value?.utf8.count ?? 0) + 16 }
+        }
         state.withLock { state in
             if let old = state.entries.removeValue(forKey: key) { state.size -= old.size }
             guard !responses.isEmpty, size <= maxSize else { return }

@@ -73,8 +73,8 @@ extension Client {
         /// keeps no cookies, on every transport.
         public var cookies: CookieJar? = nil
         /// The HTTP cache of this client (RFC 9111; see ``HTTPCache``): `GET` responses answered from it while fresh,
-        /// revalidated when stale, under the client's middlewares (which see its answers, with a `Cache-Status`) and
-        /// above the redirects. `nil` (the default) caches nothing.
+        /// revalidated when stale, on each redirect hop, under the client's middlewares (which see its answers, with a
+        /// `Cache-Status`). `nil` (the default) caches nothing.
         public var cache: HTTPCache? = nil
 
         /// The defaults, with any field overridden.

@@ -21,10 +21,10 @@ import OpenAPIRuntime
 /// 4. **request**: header fields (client's, endpoint's, the adapter's) and the encoded body, counted for progress;
 /// 5. **scope**: ``CallContext/current`` and what the stages below read per call (``CallScope``);
 /// 6. **middlewares**: the client's, outermost first; each sees the call once (a retry sends it down again);
-/// 7. **cache and redirects**: ``Client/Configuration/cache`` answers or revalidates `GET`s, then each hop is followed
-///    by the client's ``RedirectPolicy``, credentials kept to their origin;
+/// 7. **redirects**: each hop followed by the client's ``RedirectPolicy``, credentials kept to their origin;
 /// 8. **per request**: each request handed down from here (every attempt, every hop) gets the cookies of
-///    ``Client/Configuration/cookies`` for its URL (and its response's are stored), is counted, then passes the
+///    ``Client/Configuration/cookies`` for its URL (and its response's are stored), may be answered from
+///    ``Client/Configuration/cache``, is counted, then passes the
 ///    client's request middlewares, where tracing lives (a ``TracingMiddleware`` listed among the call's middlewares
 ///    is moved here, ahead of the request middlewares, so that it opens a span per request);
 /// 9. **transport**: header checks, decompression negotiated, the response head awaited within
@@ -68,12 +68,13 @@ final class Pipeline: Sendable {
         var handler = Self.transportStage(transport, base: try? base.get(), decompression: configuration.decompression)
         handler = Self.middlewareStage(self.requestMiddlewares, around: handler)
         handler = Self.countingStage(around: handler)
-        if let jar = configuration.cookies { handler = Self.cookieStage(jar, around: handler) }
-        handler = Self.redirectStage(RedirectFollower(policy: configuration.redirects), around: handler)
         if let cache = configuration.cache {
+            // Per hop, under the cookies: a stored answer is per URL, and per user (its Cookie and Authorization).
             let below = handler
             handler = { request, body, url in try await cache.handle(request, body: body, baseURL: url, next: below) }
         }
+        if let jar = configuration.cookies { handler = Self.cookieStage(jar, around: handler) }
+        handler = Self.redirectStage(RedirectFollower(policy: configuration.redirects), around: handler)
         handler = Self.middlewareStage(self.middlewares, around: handler)
         self.handler = handler
     }

@@ -162,21 +162,16 @@ struct JSONRPCConnectionStateTests {
         #expect(state.resubscription(of: watched) == nil)
     }
 
-    @Test("the peer's requests: at most the limit at once; a finished one hands its slot to the waiting reader")
-    func peerRequestSlots() async {
-        let state = LockedState(JSONRPCConnectionState(writer: Self.write, maxPeerRequests: 2))
-        #expect(state.withLock { $0.peerRequestStarted() })
-        #expect(state.withLock { $0.peerRequestStarted() })
-        #expect(!state.withLock { $0.peerRequestStarted() })
-        await withCheckedContinuation { continuation in
-            #expect(!state.withLock { $0.waitForPeerRequestSlot(continuation) })
-            let waiter = state.withLock { $0.peerRequestFinished() }
-            #expect(waiter != nil)
-            waiter?.resume()
-        }
-        #expect(state.withLock { $0.peerRequests } == 2, "the slot passed on")
-        #expect(state.withLock { $0.peerRequestFinished() } == nil)
-        #expect(state.withLock { $0.peerRequests } == 1)
+    @Test("the peer's requests: at most the limit at once; a finished one frees its slot")
+    func peerRequestSlots() {
+        var state = JSONRPCConnectionState(writer: Self.write, maxPeerRequests: 2)
+        let started = [state.peerRequestStarted(), state.peerRequestStarted(), state.peerRequestStarted()]
+        #expect(started == [true, true, false])
+        state.peerRequestFinished()
+        #expect(state.peerRequests == 1)
+        let again = state.peerRequestStarted()
+        #expect(again)
+        #expect(JSONRPCConnectionState.busyError(limit: 2).code == -32000)
     }
 
     private func isHeld(_ route: JSONRPCConnectionState.NotificationRoute) -> Bool {

@@ -6,28 +6,23 @@ import Testing
 
 @testable import ParleyTestSupport
 
-/// Counts the handlers of the peer's `hold` requests running at once, and holds each until `limit` of them run
-/// together (then lets every one through): with the channel's limit in force, exactly `limit` ever run at once.
+/// Counts the handlers of the peer's `hold` requests running at once, and holds each until opened.
 private actor HoldGate {
-    let limit: Int
     private(set) var running = 0
     private(set) var mostRunning = 0
     private(set) var handled = 0
     private var isOpen = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
-    init(limit: Int) { self.limit = limit }
-
     func hold() async {
         running += 1
         mostRunning = max(mostRunning, running)
-        if running >= limit { open() }
         if !isOpen { await withCheckedContinuation { waiting.append($0) } }
         running -= 1
         handled += 1
     }
 
-    private func open() {
+    func open() {
         isOpen = true
         for continuation in waiting { continuation.resume() }
         waiting = []
@@ -105,19 +100,30 @@ struct StdioPeerSubscriptionTests {
         _ = await channel.shutdown()
     }
 
-    @Test("a peer that sends 1,000 requests at once: at most 256 handlers run together, every request is answered")
+    @Test("a peer that sends 1,100 requests at once: 1,024 are handled together, the rest refused with -32000 at once")
     func requestFlood() async throws {
-        let gate = HoldGate(limit: 256)
+        let gate = HoldGate()
         var router = JSONRPCRouter()
         router.register("hold") { (numbers: [Int]) async -> Int in
             await gate.hold()
             return numbers.first ?? -1
         }
         let channel = try StdioPeer.launch(.contentLength, router: router)
+        // The peer notifies flood_release once the 76 refusals reached it: the held handlers may then finish.
+        let releaser = Task {
+            for await notification in channel.incoming where notification.method == "flood_release" {
+                await gate.open()
+                return
+            }
+        }
         let rpc = JSONRPCClient(channel: channel, timeout: .seconds(50))
-        #expect(try await rpc.call(DynamicMethod("flood", params: [1000])) == 1000)
-        #expect(await gate.mostRunning == 256)
-        #expect(await gate.handled == 1000)
+        let answered = try await rpc.call(
+            DynamicMethod("flood", params: ["count": 1100, "method": "hold", "release_after_errors": 76])
+        )
+        #expect(answered == 1024)
+        #expect(await gate.mostRunning == 1024)
+        #expect(await gate.handled == 1024)
+        await releaser.value
         _ = await channel.shutdown()
     }
 }

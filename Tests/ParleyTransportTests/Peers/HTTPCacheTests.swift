@@ -125,6 +125,24 @@ struct HTTPCacheTests {
         try await client.shutdown()
     }
 
+    @Test(
+        "no user gets another's answer (Authorization, Cookie); a range or the caller's own conditional goes past",
+        arguments: TransportKind.allCases
+    )
+    func perUser(transport: TransportKind) async throws {
+        let (client, origin) = try client(transport, cache: HTTPCache())
+        #expect(try await fetch(client, Cached(path: "/cache/60", headers: ["Authorization": "Bearer ada"])).1 == .miss)
+        #expect(try await fetch(client, Cached(path: "/cache/60", headers: ["Authorization": "Bearer bob"])).1 == .miss)
+        #expect(try await fetch(client, Cached(path: "/cache/60", headers: ["Authorization": "Bearer ada"])).1 == .hit)
+        #expect(try await fetch(client, Cached(path: "/cache/60", headers: ["Cookie": "session=bob"])).1 == .miss)
+        #expect(origin.count == 3)
+        let (_, ranged) = try await client.response(for: Cached(path: "/range/64", headers: ["Range": "bytes=0-9"]))
+        #expect(HTTPCache.outcome(of: ranged) == nil, "a range goes past the cache")
+        let (_, conditional) = try await client.response(for: Cached(path: "/cache/60", headers: ["If-None-Match": "\"x\""]))
+        #expect(HTTPCache.outcome(of: conditional) == nil)
+        try await client.shutdown()
+    }
+
     @Test("the logging and metrics middlewares report what the cache did")
     func reported() async throws {
         let log = LogRecorder()
