@@ -1,3 +1,4 @@
+import CParleySystem
 import Dispatch
 import Foundation
 import Parley
@@ -86,8 +87,11 @@ final class ChildProcess: Sendable {
             throw ParleyError(.transport, "Cannot launch the JSON-RPC child process \(path): \(problem). Nothing was sent.")
         }
         // Ours ends are closed on exec: only the child's ends (dup'ed to 0 and 1) reach it.
-        guard let toChild = Self.makePipe(), let fromChild = Self.makePipe() else {
+        let toChild = Self.makePipe()
+        let fromChild = toChild == nil ? nil : Self.makePipe()
+        guard let toChild, let fromChild else {
             let reason = String(cString: strerror(errno))
+            if let toChild { for descriptor in [toChild.read, toChild.write] { close(descriptor) } }
             throw ParleyError(
                 .transport,
                 "Cannot launch the JSON-RPC child process \(path): no pipe (\(reason)). Nothing was sent."
@@ -130,8 +134,7 @@ final class ChildProcess: Sendable {
     /// A pipe whose two ends are closed on exec.
     private static func makePipe() -> (read: Int32, write: Int32)? {
         var descriptors: [Int32] = [0, 0]
-        guard pipe(&descriptors) == 0 else { return nil }
-        for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
+        guard parley_pipe_cloexec(&descriptors) == 0 else { return nil }
         return (descriptors[0], descriptors[1])
     }
 

@@ -47,9 +47,14 @@ package enum Spawn {
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
 
+        // Standard error first: its source may be this process's 0 or 1, which the next two replace.
+        if let standardError {
+            posix_spawn_file_actions_adddup2(&actions, standardError, 2)
+        } else {
+            _ = parley_spawn_addinherit(&actions, 2)
+        }
         posix_spawn_file_actions_adddup2(&actions, standardInput, 0)
         posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
-        if let standardError { posix_spawn_file_actions_adddup2(&actions, standardError, 2) }
         if let currentDirectory {
             let status = parley_spawn_addchdir(&actions, currentDirectory)
             guard status == 0 else {
@@ -60,7 +65,10 @@ package enum Spawn {
         #if canImport(Darwin)
             flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
         #else
-            _ = parley_spawn_addclosefrom(&actions, 3)
+            let closing = parley_spawn_addclosefrom(&actions, 3)
+            guard closing == 0 else {
+                throw Failure(description: "cannot list its descriptors to close: \(describe(closing))")
+            }
         #endif
         var noSignals = sigset_t()
         sigemptyset(&noSignals)

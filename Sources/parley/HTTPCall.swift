@@ -14,7 +14,7 @@ struct HTTPCall {
         var endpoint = try URLEndpoint(url: options.absoluteURL, method: method, name: method.rawValue)
         // --session: what earlier runs to this host kept (cookies, credentials, header fields).
         let sessionFile = options.session.map { HTTPSession.file(named: $0, for: endpoint.origin) }
-        let session = try sessionFile.map { try HTTPSession.load(from: $0) }
+        let session = try sessionFile.map { try HTTPSession.load(from: $0, for: endpoint.origin) }
         let auth = self.auth(session)
         endpoint.headers = headers(for: items, session: session, auth: auth)
         endpoint.query.items += items.query

@@ -12,6 +12,9 @@ struct HTTPSession: Codable {
         case bearer(String)
     }
 
+    /// The origin the session was made for (`http://host:port`): a session file named by its path and used for
+    /// another origin keeps its cookies (bound to their domains) but not its credentials nor header fields.
+    var origin: String?
     /// Custom header fields, as name and value pairs (request-specific ones are not kept).
     var headers: [[String]] = []
     var auth: Auth?
@@ -42,14 +45,21 @@ struct HTTPSession: Codable {
         return config.appendingPathComponent("parley/sessions/\(host)/\(safeName).json")
     }
 
-    /// The session in `file`, or a new one when there is none yet.
-    static func load(from file: URL) throws -> HTTPSession {
-        guard FileManager.default.fileExists(atPath: file.path) else { return HTTPSession() }
+    /// The session in `file` for `origin`, or a new one when there is none yet.
+    static func load(from file: URL, for origin: URL) throws -> HTTPSession {
+        guard FileManager.default.fileExists(atPath: file.path) else { return HTTPSession(origin: origin.absoluteString) }
         let data = try Data(contentsOf: file)
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         do {
-            return try decoder.decode(HTTPSession.self, from: data)
+            var session = try decoder.decode(HTTPSession.self, from: data)
+            if session.origin != origin.absoluteString {
+                // Made for another host: its credentials and header fields stay there.
+                session.auth = nil
+                session.headers = []
+                session.origin = origin.absoluteString
+            }
+            return session
         } catch {
             throw ParleyError(
                 .decoding,
@@ -63,25 +73,7 @@ struct HTTPSession: Codable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
-        let data = try encoder.encode(self)
-        let folder = file.deletingLastPathComponent()
-        try FileManager.default.createDirectory(
-            at: folder,
-            withIntermediateDirectories: true,
-            attributes: [.posixPermissions: 0o700]
-        )
-        let temporary = folder.appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
-        else {
-            throw ParleyError(.invalidRequest, "The session could not be saved: \(temporary.path) could not be created.")
-        }
-        guard rename(temporary.path, file.path) == 0 else {
-            try? FileManager.default.removeItem(at: temporary)
-            throw ParleyError(
-                .invalidRequest,
-                "The session could not be saved to \(file.path): \(String(cString: strerror(errno)))."
-            )
-        }
+        try PrivateFile.write(try encoder.encode(self), to: file)
     }
 
     /// The kept header fields, then `given` (which replace those of the same names), less the ephemeral ones.

@@ -55,15 +55,7 @@ public final class DiskCacheStore: HTTPCacheStore {
             guard let data = try? encoder.encode(Saved(key: key, responses: responses)), data.count <= self.maxSize else {
                 return
             }
-            try? FileManager.default.createDirectory(
-                at: self.folder,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-            let temporary = self.folder.appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
-            guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
-            else { return }
-            if rename(temporary.path, file.path) != 0 { try? FileManager.default.removeItem(at: temporary) }
+            try? PrivateFile.write(data, to: file)
             self.evict()
         }
     }

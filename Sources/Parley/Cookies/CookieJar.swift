@@ -131,6 +131,17 @@ public final class CookieJar: Sendable {
         guard !parsed.isEmpty else { return }
         state.withLock { cookies in
             for (cookie, isDeletion) in parsed {
+                // RFC 6265bis: plain HTTP may not replace (nor shadow) a Secure cookie of that name.
+                if !origin.isSecure,
+                    cookies.contains(where: {
+                        $0.isSecure && $0.name == cookie.name
+                            && (Self.domainMatches($0.domain, cookie.domain, hostIsAddress: origin.isAddress)
+                                || Self.domainMatches(cookie.domain, $0.domain, hostIsAddress: origin.isAddress))
+                            && Self.pathMatches(cookie.path, $0.path)
+                    })
+                {
+                    continue
+                }
                 if isDeletion {
                     cookies.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
                 } else {
@@ -165,30 +176,13 @@ public final class CookieJar: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
+        let data: Data
         do {
-            let data = try encoder.encode(SavedJar(cookies: cookies))
-            let folder = file.deletingLastPathComponent()
-            try FileManager.default.createDirectory(
-                at: folder,
-                withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700]
-            )
-            let temporary = folder.appendingPathComponent(".\(file.lastPathComponent).\(UUID().uuidString).tmp")
-            guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
-            else {
-                throw ParleyError(.invalidRequest, "The cookie jar could not be saved: \(temporary.path) could not be created.")
-            }
-            // rename(2): atomic within a file system, replacing the old file.
-            guard rename(temporary.path, file.path) == 0 else {
-                let reason = String(cString: strerror(errno))
-                try? FileManager.default.removeItem(at: temporary)
-                throw ParleyError(.invalidRequest, "The cookie jar could not be saved to \(file.path): \(reason).")
-            }
-        } catch let error as ParleyError {
-            throw error
+            data = try encoder.encode(SavedJar(cookies: cookies))
         } catch {
-            throw ParleyError(.invalidRequest, "The cookie jar could not be saved to \(file.path): \(error).", underlying: error)
+            throw ParleyError(.encoding, "The cookie jar could not be encoded: \(error).", underlying: error)
         }
+        try PrivateFile.write(data, to: file)
     }
 
     // MARK: - RFC 6265, section 5.3
@@ -198,6 +192,12 @@ public final class CookieJar: Sendable {
     static func cookie(from setCookie: SetCookie, origin: Target, now: Date) -> (Cookie, isDeletion: Bool)? {
         // RFC 6265bis: a Secure cookie only from a secure origin.
         if setCookie.secure && !origin.isSecure { return nil }
+        // The name prefixes (RFC 6265bis, section 4.1.3): __Secure- needs Secure; __Host- also no Domain and Path=/.
+        let lowered = setCookie.name.lowercased()
+        if lowered.hasPrefix("__secure-") || lowered.hasPrefix("__host-") {
+            guard setCookie.secure else { return nil }
+            if lowered.hasPrefix("__host-"), setCookie.domain != nil || setCookie.path != "/" { return nil }
+        }
         var expires: Date?
         if let maxAge = setCookie.maxAge {
             expires = maxAge <= 0 ? .distantPast : now.addingTimeInterval(TimeInterval(min(maxAge, 400 * 86_400)))

@@ -42,8 +42,12 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
     /// The command line.
     public let description: String
 
-    /// The fields whose values are secrets whatever `secretFields` says.
-    public static let alwaysSecret: Set<HTTPField.Name> = [.authorization, .proxyAuthorization, .cookie, .setCookie]
+    /// The fields whose values are secrets whatever `secretFields` says: those a redirect never carries to another
+    /// origin (``RedirectPolicy/defaultCredentialHeaderFields``: `Authorization`, `Cookie`, `Proxy-Authorization`,
+    /// `X-API-Key`), `Set-Cookie`, and the usual token fields.
+    public static let alwaysSecret: Set<HTTPField.Name> = RedirectPolicy.defaultCredentialHeaderFields.union(
+        [.setCookie] + ["X-Auth-Token", "X-Access-Token", "X-Amz-Security-Token"].compactMap { HTTPField.Name($0) }
+    )
 
     /// The command for `request` (relative to `baseURL` when it has no scheme and authority of its own).
     ///
@@ -66,7 +70,7 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
         let url = RequestURLText.redactingUserInfo(request.absoluteURLString(baseURL: baseURL))
         self.init(
             request,
-            url: Self.redacting(secretQueryItems, in: url),
+            url: Self.redacting(secretQueryItems.union(LoggingMiddleware.defaultRedactedQueryItems), in: url),
             body: body,
             secrets: secrets,
             secretFields: secretFields
@@ -88,6 +92,8 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
         case .post where hasBody: break
         default: words += ["-X", Self.quote(request.method.rawValue)]
         }
+        // -g: curl would read [ ] { } in a URL as its globbing patterns (filter[name]=x).
+        if url.contains(where: { "[]{}".contains($0) }) { words.append("-g") }
         words.append(Self.quote(url))
         let secret = Self.alwaysSecret.union(secretFields)
         var compressed = false
@@ -108,7 +114,8 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
             if secret.contains(field.name) {
                 switch secrets {
                 case .redacted: words += ["-H", Self.quote("\(name): <redacted>")]
-                case .variables: words += ["-H", "\"\(name): $\(Self.variable(for: field.name))\""]
+                // The name single-quoted (a field name may hold $ or `), only the variable in double quotes.
+                case .variables: words += ["-H", Self.quote("\(name): ") + "\"$\(Self.variable(for: field.name))\""]
                 }
             } else if field.value.isEmpty {
                 words += ["-H", Self.quote("\(name);")]  // curl's spelling of a field with an empty value
@@ -119,7 +126,8 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
         if compressed { words.append("--compressed") }
         switch body {
         case .none: break
-        case .data(let data): words += ["--data-binary", Self.quote(data)]
+        // --data-raw for a body starting with @, which --data-binary would take for a file to read and send.
+        case .data(let data): words += [data.first == UInt8(ascii: "@") ? "--data-raw" : "--data-binary", Self.quote(data)]
         case .file(let path): words += ["--data-binary", Self.quote("@" + path)]
         }
         description = words.joined(separator: " ")
@@ -150,7 +158,8 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
     }
 
     /// `data` quoted: single quotes for UTF-8 text without control characters (line breaks and tabs allowed),
-    /// otherwise bash's `$'…'` with `\xHH` escapes.
+    /// otherwise bash's `$'…'` with `\xHH` escapes. (bash ends a `$'…'` string at `\x00`: a body holding NUL bytes is
+    /// not reproduced whole; write it to a file and use ``Body/file(_:)``.)
     static func quote(_ data: Data) -> String {
         let text = String(decoding: data, as: UTF8.self)
         let isText = text.utf8.elementsEqual(data) && !data.contains { ($0 < 0x20 && $0 != 0x0A && $0 != 0x09) || $0 == 0x7F }

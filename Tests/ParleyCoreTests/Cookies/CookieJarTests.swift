@@ -75,6 +75,21 @@ struct CookieJarTests {
         #expect(try names(jar, "wss://h.test/") == ["s"])
     }
 
+    @Test("plain HTTP cannot replace a Secure cookie; __Secure- and __Host- prefixes are enforced")
+    func secureLeftAlone() throws {
+        let jar = CookieJar()
+        jar.store(["s=secret; Secure"], from: try url("https://h.test/"))
+        jar.store(["s=forged"], from: try url("http://h.test/"))
+        #expect(jar.cookies.map(\.value) == ["secret"])
+        jar.store(
+            ["__Secure-a=1", "__Host-b=1; Secure; Domain=h.test; Path=/", "__Host-c=1; Secure; Path=/x"],
+            from: try url("https://h.test/")
+        )
+        #expect(jar.cookies.map(\.name) == ["s"])
+        jar.store(["__Secure-a=1; Secure", "__Host-b=1; Secure; Path=/"], from: try url("https://h.test/"))
+        #expect(jar.cookies.map(\.name) == ["s", "__Secure-a", "__Host-b"])
+    }
+
     @Test("a cookie set again replaces the old one (keeping its creation time); Max-Age=0 or a past Expires deletes it")
     func replacementAndDeletion() throws {
         let jar = CookieJar()

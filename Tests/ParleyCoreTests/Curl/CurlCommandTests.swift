@@ -59,11 +59,19 @@ struct CurlCommandTests {
                 + "-H 'Cookie: <redacted>' -H 'X-API-Key: <redacted>'"
         )
         let variables = CurlCommand(sent, baseURL: Self.base, secrets: .variables, secretFields: [apiKey]).description
-        #expect(variables.contains(#"-H "Authorization: $AUTHORIZATION""#))
-        #expect(variables.contains(#"-H "X-API-Key: $X_API_KEY""#))
+        #expect(variables.contains(#"-H 'Authorization: '"$AUTHORIZATION""#))
+        #expect(variables.contains(#"-H 'X-API-Key: '"$X_API_KEY""#))
         for secret in ["t0ken", "c00kie", "k3y", "pa55"] {
             #expect(!redacted.contains(secret) && !variables.contains(secret))
         }
+    }
+
+    @Test("a body starting with @ is sent as it is (--data-raw); brackets in the URL are not curl's globs (-g)")
+    func dataRawAndGlobs() {
+        let at = CurlCommand(request(.post, "/a?filter[name]=x"), baseURL: Self.base, body: .data(Data("@/etc/passwd".utf8)))
+        #expect(at.description == "curl -g 'http://127.0.0.1:8080/a?filter[name]=x' --data-raw '@/etc/passwd'")
+        let token = CurlCommand(request(.get, "/a?token=t0k&q=1"), baseURL: Self.base)
+        #expect(token.description == "curl 'http://127.0.0.1:8080/a?token=<redacted>&q=1'", "the logging middleware's list")
     }
 
     @Test("bodies: text quoted, bytes escaped with $'…', a file as @FILE; Accept-Encoding as --compressed")

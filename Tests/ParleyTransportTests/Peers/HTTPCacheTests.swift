@@ -136,7 +136,13 @@ struct HTTPCacheTests {
         #expect(try await fetch(client, Cached(path: "/cache/60", headers: ["Authorization": "Bearer ada"])).1 == .hit)
         #expect(try await fetch(client, Cached(path: "/cache/60", headers: ["Cookie": "session=bob"])).1 == .miss)
         #expect(origin.count == 3)
-        let (_, ranged) = try await client.response(for: Cached(path: "/range/64", headers: ["Range": "bytes=0-9"]))
+        struct Ranged: Endpoint {
+            typealias Response = Data
+            var path: Path = "/range/64"
+            var headers: Headers = ["Range": "bytes=0-9"]
+        }
+        let (bytes, ranged) = try await client.response(for: Ranged())
+        #expect(bytes == Data("abcdefghij".utf8) && ranged.status.code == 206)
         #expect(HTTPCache.outcome(of: ranged) == nil, "a range goes past the cache")
         let (_, conditional) = try await client.response(for: Cached(path: "/cache/60", headers: ["If-None-Match": "\"x\""]))
         #expect(HTTPCache.outcome(of: conditional) == nil)
