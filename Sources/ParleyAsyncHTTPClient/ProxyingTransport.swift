@@ -58,9 +58,18 @@ public struct ProxyingTransport: ShutdownTransport {
         baseURL: URL,
         operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        guard let url = URL(string: request.absoluteURLString(baseURL: baseURL)), let proxy = settings.proxy(for: url),
-            let transport = proxied[proxy]
-        else {
+        let url = URL(string: request.absoluteURLString(baseURL: baseURL))
+        if let url, let problem = settings.problem(for: url) {
+            throw ParleyError(.invalidRequest, "The request to \(url.host() ?? "the server") was not sent: \(problem).")
+        }
+        if let url, let proxy = settings.proxy(for: url), proxy.kind == .socks5, proxy.credentials != nil {
+            throw ParleyError(
+                .invalidRequest,
+                "The SOCKS5 proxy \(proxy) has credentials, which AsyncHTTPClient cannot send (it speaks SOCKS5 without "
+                    + "authentication); the request was not sent rather than sent without them."
+            )
+        }
+        guard let url, let proxy = settings.proxy(for: url), let transport = proxied[proxy] else {
             return try await direct.send(request, body: body, baseURL: baseURL, operationID: operationID)
         }
         do {

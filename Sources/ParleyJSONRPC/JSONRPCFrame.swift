@@ -35,7 +35,8 @@ package enum JSONRPCFrame: Equatable, Sendable {
                 while true {
                     scanner.skipWhitespace()
                     guard let next = scanner.peek() else { return .malformed }
-                    if next == UInt8(ascii: "]") { return .answers(ids) }
+                    // An empty batch is the router's to answer (-32600), as the specification says.
+                    if next == UInt8(ascii: "]") { return isFirst ? .messages : .answers(ids) }
                     if !isFirst {
                         guard next == UInt8(ascii: ",") else { return .malformed }
                         scanner.index += 1
@@ -51,6 +52,10 @@ package enum JSONRPCFrame: Equatable, Sendable {
                     }
                     isFirst = false
                 }
+            case UInt8(ascii: "\""), UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "t"),
+                UInt8(ascii: "f"), UInt8(ascii: "n"):
+                // A JSON value that is not an object: the router answers it (-32600, or -32700 when it is not JSON).
+                return .messages
             default:
                 return .malformed
             }
@@ -172,6 +177,34 @@ package enum JSONRPCFrame: Equatable, Sendable {
             return false
         }
 
+        /// Whether `raw` is a JSON number: `-`? then `0` or a digit run not starting with 0, then `.digits`?, then
+        /// `e`/`E`, a sign and digits?.
+        static func isJSONNumber(_ raw: UnsafeBufferPointer<UInt8>) -> Bool {
+            var index = 0
+            func digits() -> Int {
+                let start = index
+                while index < raw.count, raw[index] >= UInt8(ascii: "0"), raw[index] <= UInt8(ascii: "9") { index += 1 }
+                return index - start
+            }
+            if index < raw.count, raw[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < raw.count else { return false }
+            if raw[index] == UInt8(ascii: "0") {
+                index += 1
+            } else {
+                guard digits() > 0 else { return false }
+            }
+            if index < raw.count, raw[index] == UInt8(ascii: ".") {
+                index += 1
+                guard digits() > 0 else { return false }
+            }
+            if index < raw.count, raw[index] == UInt8(ascii: "e") || raw[index] == UInt8(ascii: "E") {
+                index += 1
+                if index < raw.count, raw[index] == UInt8(ascii: "+") || raw[index] == UInt8(ascii: "-") { index += 1 }
+                guard digits() > 0 else { return false }
+            }
+            return index == raw.count
+        }
+
         /// An id as the peer wrote it: an integer or a string; anything else matches no call.
         static func id(_ raw: UnsafeBufferPointer<UInt8>) -> JSONRPCID? {
             guard let first = raw.first else { return nil }
@@ -184,6 +217,7 @@ package enum JSONRPCFrame: Equatable, Sendable {
                 return .string(String(decoding: content, as: UTF8.self))
             }
             let text = String(decoding: raw, as: UTF8.self)
+            guard isJSONNumber(raw) else { return nil }  // +1, 01, 0x1p0: not JSON numbers, so no call's id
             if let number = Int(text) { return .number(number) }
             // 1.0 or 1e2: an integer written another way, as a decoder reads it.
             if let number = Double(text), number.rounded() == number, let integer = Int(exactly: number) {

@@ -20,6 +20,9 @@ public struct ProxySettings: Sendable, Hashable {
     public var all: Proxy?
     /// The hosts reached directly (`no_proxy`): curl's rules (see ``bypasses(host:port:)``).
     public var noProxy: [String]
+    /// Proxies named that cannot be used (an `https://` proxy, a URL that is not one), by the scheme they were meant
+    /// for (`http`, `https`, or `all`): requests that would have gone through them fail instead of going direct.
+    public var unusable: [String: String] = [:]
 
     /// Settings.
     public init(http: Proxy? = nil, https: Proxy? = nil, all: Proxy? = nil, noProxy: [String] = []) {
@@ -46,7 +49,7 @@ public struct ProxySettings: Sendable, Hashable {
         func value(_ names: String...) -> String? {
             names.lazy.compactMap { environment[$0] }.first.flatMap { $0.isEmpty ? nil : $0 }
         }
-        return ProxySettings(
+        var settings = ProxySettings(
             http: value("http_proxy").flatMap { Proxy(url: $0) },
             https: value("https_proxy", "HTTPS_PROXY").flatMap { Proxy(url: $0) },
             all: value("all_proxy", "ALL_PROXY").flatMap { Proxy(url: $0) },
@@ -54,6 +57,32 @@ public struct ProxySettings: Sendable, Hashable {
                 String($0.filter { $0 != " " && $0 != "\t" })
             }.filter { !$0.isEmpty }
         )
+        // A proxy named but not usable fails the requests meant for it (never silently direct).
+        for (scheme, names) in [
+            ("http", ["http_proxy"]), ("https", ["https_proxy", "HTTPS_PROXY"]), ("all", ["all_proxy", "ALL_PROXY"]),
+        ] {
+            guard let name = names.first(where: { environment[$0].map { !$0.isEmpty } ?? false }),
+                let text = environment[name], Proxy(url: text) == nil
+            else { continue }
+            let written = text.split(separator: ":").first.map(String.init) ?? ""
+            settings.unusable[scheme] =
+                "\(name) names a proxy Parley cannot use (\(written.count < 10 ? written : "not a URL"):// is not http://, socks5:// "
+                + "or socks5h://)"
+        }
+        return settings
+    }
+
+    /// Why a request to `url` cannot be sent: its proxy was named but cannot be used (``unusable``); `nil` otherwise.
+    public func problem(for url: URL) -> String? {
+        guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false), !scheme.hasSuffix("+unix")
+        else { return nil }
+        let secure = scheme == "https" || scheme == "wss"
+        let port = url.port ?? (secure ? 443 : 80)
+        guard !bypasses(host: host, port: port) else { return nil }
+        if secure, https == nil, let reason = unusable["https"] { return reason }
+        if !secure, http == nil, let reason = unusable["http"] { return reason }
+        if (secure ? https : http) == nil, all == nil, let reason = unusable["all"] { return reason }
+        return nil
     }
 
     /// The proxy of a request to `url`, or `nil` to go direct.

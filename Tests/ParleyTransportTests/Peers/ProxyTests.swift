@@ -29,7 +29,7 @@ enum ProxyPeers {
     }
 }
 
-@Suite("Proxies: curl's environment variables and no_proxy rules")
+@Suite("Proxies: curl's environment variables and no_proxy rules", .timeLimit(.minutes(1)))
 struct ProxySettingsTests {
     @Test("proxy URLs: schemes, default port, credentials kept and never shown")
     func urls() throws {
@@ -91,6 +91,28 @@ struct ProxySettingsTests {
         #expect(
             ProxySettings(all: Proxy(.http, host: "p", port: 1), noProxy: [rule]).bypasses(host: host, port: port) == bypasses
         )
+    }
+
+    @Test("a proxy named but unusable fails its requests instead of sending them direct; SOCKS5 credentials too")
+    func failClosed() async throws {
+        let settings = ProxySettings.environment(["https_proxy": "https://proxy.test:443", "http_proxy": "http://p:1"])
+        #expect(settings.problem(for: try #require(URL(string: "https://example.test/"))) != nil)
+        #expect(settings.problem(for: try #require(URL(string: "http://example.test/"))) == nil)
+        let server = try await DemoServer.start()
+        let viaHTTPS = Client(
+            baseURL: try #require(URL(string: server.baseURL)),
+            transport: ProxyingTransport(.environment(["http_proxy": "https://proxy.test:443"]))
+        )
+        let refused = await expectParleyError(.invalidRequest) { _ = try await viaHTTPS.send(EchoEndpoint()) }
+        #expect(refused?.message.contains("http_proxy") == true, "\(String(describing: refused))")
+        try await viaHTTPS.shutdown()
+        let socks = Client(
+            baseURL: try #require(URL(string: server.baseURL)),
+            transport: ProxyingTransport(ProxySettings(Proxy(.socks5, host: "127.0.0.1", port: 1, credentials: ("u", "p"))))
+        )
+        await expectParleyError(.invalidRequest) { _ = try await socks.send(EchoEndpoint()) }
+        try await socks.shutdown()
+        await server.stop()
     }
 
     @Test("a Unix socket never goes through a proxy; https without https_proxy falls back to all_proxy only")
