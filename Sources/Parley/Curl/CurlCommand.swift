@@ -92,6 +92,15 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
         case .post where hasBody: break
         default: words += ["-X", Self.quote(request.method.rawValue)]
         }
+        var url = url
+        // http+unix://%2Fpath%2Fto.sock/x: curl's --unix-socket with the path, and the URL on localhost.
+        if let schemeEnd = url.firstRange(of: "+unix://") {
+            let rest = url[schemeEnd.upperBound...]
+            let host = rest.prefix { $0 != "/" }
+            let socket = PercentEncoding.decode(host) ?? String(host)
+            words += ["--unix-socket", Self.quote(socket)]
+            url = url[..<schemeEnd.lowerBound] + "://localhost" + rest.dropFirst(host.count)
+        }
         // -g: curl would read [ ] { } in a URL as its globbing patterns (filter[name]=x).
         if url.contains(where: { "[]{}".contains($0) }) { words.append("-g") }
         words.append(Self.quote(url))

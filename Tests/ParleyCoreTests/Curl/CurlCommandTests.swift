@@ -66,6 +66,13 @@ struct CurlCommandTests {
         }
     }
 
+    @Test("a Unix socket's URL as curl's --unix-socket")
+    func unixSocket() throws {
+        let url = try #require(URL(string: "http+unix://%2Fvar%2Frun%2Fdocker.sock"))
+        let command = CurlCommand(request(.get, "/v1.43/info"), baseURL: url)
+        #expect(command.description == "curl --unix-socket '/var/run/docker.sock' 'http://localhost/v1.43/info'")
+    }
+
     @Test("a body starting with @ is sent as it is (--data-raw); brackets in the URL are not curl's globs (-g)")
     func dataRawAndGlobs() {
         let at = CurlCommand(request(.post, "/a?filter[name]=x"), baseURL: Self.base, body: .data(Data("@/etc/passwd".utf8)))

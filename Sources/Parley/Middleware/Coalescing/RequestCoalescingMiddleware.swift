@@ -22,7 +22,12 @@ public import OpenAPIRuntime
 /// a caller that stops waiting (cancelled, or its deadline passed) leaves at once, and the request goes on for the
 /// others. When the first caller is the one cancelled, the request is cancelled with it and the next waiting caller
 /// sends it again, so the last one waiting decides. A response body larger than ``maxSharedBodySize`` is not shared:
-/// the first caller streams it, and the others send their own requests. Errors are shared like responses.
+/// the first caller streams it, and the others send their own requests (so does an event stream). Errors are shared
+/// like responses.
+///
+/// Place it after the middlewares that add credentials (`.bearerAuth`, `.apiKey`): their fields are then part of the
+/// comparison. The cookies of a ``CookieJar`` are added below the middlewares, where it cannot see them: a client shared
+/// by several users should not coalesce with a jar.
 public final class RequestCoalescingMiddleware: ClientMiddleware, Sendable {
     /// Header fields left out of the comparison by default: trace context and request ids.
     public static let defaultIgnoredFields: Set<HTTPField.Name> = Set(
@@ -106,6 +111,11 @@ public final class RequestCoalescingMiddleware: ClientMiddleware, Sendable {
                 return (response, nil)
             }
             if case .known(let length) = responseBody.length, length > maxSharedBodySize {
+                finish(.notShared)
+                return (response, responseBody)
+            }
+            // An event stream never ends: streamed to the first caller, never read whole to be shared.
+            if response.headerFields[.contentType]?.lowercased().hasPrefix("text/event-stream") == true {
                 finish(.notShared)
                 return (response, responseBody)
             }
