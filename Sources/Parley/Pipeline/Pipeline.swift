@@ -49,6 +49,8 @@ final class Pipeline: Sendable {
     let requestMiddlewares: [any ClientMiddleware]
     /// Stages 6 to 9, composed once.
     let handler: Handler
+    /// Whether a stage may change a request on its way to the transport (a middleware, the cookie jar).
+    let recordsSentRequests: Bool
 
     init(
         baseURL: URL,
@@ -64,6 +66,7 @@ final class Pipeline: Sendable {
         self.limiter = limiter
         self.configuration = configuration
         (self.middlewares, self.requestMiddlewares) = Self.placingTracing(middlewares, requestMiddlewares)
+        recordsSentRequests = !middlewares.isEmpty || !requestMiddlewares.isEmpty || configuration.cookies != nil
         // Composed from the inside out: 9, 8, 7, 6.
         var handler = Self.transportStage(transport, base: try? base.get(), decompression: configuration.decompression)
         handler = Self.middlewareStage(self.requestMiddlewares, around: handler)
@@ -110,7 +113,9 @@ final class Pipeline: Sendable {
     ) async throws(ParleyError) -> Value {
         // 1. target
         let target = try makeRequestHead(endpoint)
-        let sent = SentRequest()
+        // What ParleyError.curlCommand shows: recorded per request only when something between here and the transport
+        // changes the request (middlewares, cookies); otherwise rebuilt on failure, and the call allocates nothing.
+        let sent = recordsSentRequests ? SentRequest() : nil
         let call = { @Sendable [self] () async throws(ParleyError) -> Value in
             // 3. limiter
             let permit = try await limiter?.acquire()
@@ -155,7 +160,8 @@ final class Pipeline: Sendable {
             guard let timeout else { return try await call() }
             return try await Self.within(timeout, call)
         } catch {
-            throw Self.failure(error, request: target, sent: sent.last, baseURL: baseURL)
+            let last = sent?.last ?? SentRequest.Record(request: configuration.decompression?.prepare(target) ?? target, baseURL: baseURL)
+            throw Self.failure(error, request: target, sent: last, baseURL: baseURL)
         }
     }
 
@@ -405,8 +411,8 @@ struct CallScope: Sendable {
 final class SentRequest: Sendable {
     struct Record: Sendable {
         let request: HTTPRequest
-        let baseURL: URL
-        let credentials: OriginBoundCredentials
+        let baseURL: URL?
+        var credentials = OriginBoundCredentials()
     }
 
     private let state = LockedState<Record?>(nil)
