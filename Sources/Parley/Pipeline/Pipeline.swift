@@ -160,7 +160,9 @@ final class Pipeline: Sendable {
             guard let timeout else { return try await call() }
             return try await Self.within(timeout, call)
         } catch {
-            let last = sent?.last ?? SentRequest.Record(request: configuration.decompression?.prepare(target) ?? target, baseURL: baseURL)
+            let last =
+                sent?.last
+                ?? SentRequest.Record(request: configuration.decompression?.prepare(target) ?? target, baseURL: baseURL)
             throw Self.failure(error, request: target, sent: last, baseURL: baseURL)
         }
     }
