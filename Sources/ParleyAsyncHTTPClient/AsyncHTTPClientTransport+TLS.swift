@@ -1,48 +1,91 @@
 public import AsyncHTTPClient
+import NIOCore
+import NIOPosix
 import NIOSSL
 public import Parley
 
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
 extension AsyncHTTPClientTransport {
     /// A transport that creates its own `HTTPClient` with `configuration` and the TLS of `tls`: extra or only roots, a
-    /// client certificate (mutual TLS), a minimum version, or no verification.
+    /// client certificate (mutual TLS), a minimum version, no verification, or public-key pins.
     ///
-    /// - Throws: ``/Parley/ParleyError/Kind/invalidRequest`` when a certificate or key is not PEM, or when `tls` has
-    ///   public-key pins: AsyncHTTPClient cannot check them (it gives no way to see the presented chain during the
-    ///   handshake, swift-server/async-http-client#285), and a pin silently not checked would be worse than none.
+    /// AsyncHTTPClient cannot check pins (it gives no way to see the presented chain during the handshake,
+    /// swift-server/async-http-client#285), so when `tls` has pins Parley makes the `https` connections itself: the
+    /// transport's `HTTPClient` speaks HTTP/1.1 to a Unix domain socket of Parley's own (in a folder only this user can
+    /// enter), and Parley opens the TLS connection with NIOSSL, verifies the chain with swift-certificates (the roots,
+    /// the server's name, RFC 5280) and refuses a chain of which no certificate, leaf to root, has a pinned key, before
+    /// anything is sent. Such a refusal is a ``/Parley/ParleyError/Kind/transport`` error that lists the chain's pins
+    /// (``/Parley/ParleyError/serverPublicKeyPins``). Pinned connections are HTTP/1.1; ``shutdown()`` closes them and
+    /// removes the sockets.
+    ///
+    /// - Throws: ``/Parley/ParleyError/Kind/invalidRequest`` when a certificate or key is not PEM, or a pin is not the
+    ///   base64 of a SHA-256 digest.
     public init(
         configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration,
         tls: TLSPolicy
     ) throws(ParleyError) {
         var configuration = configuration
-        configuration.tlsConfiguration = try Self.tlsConfiguration(tls)
-        self.init(configuration: configuration)
+        let roots = try Self.roots(of: tls)
+        configuration.tlsConfiguration = try Self.tlsConfiguration(tls, roots: roots)
+        guard !tls.pinnedPublicKeys.isEmpty else {
+            self.init(configuration: configuration)
+            return
+        }
+        for (index, pin) in tls.pinnedPublicKeys.enumerated() where Data(base64Encoded: pin)?.count != 32 {
+            throw ParleyError(
+                .invalidRequest,
+                "Pin \(index + 1) of the TLS policy is not the base64 of a SHA-256 digest (44 characters ending in =)."
+            )
+        }
+        var relayed = try Self.tlsConfiguration(tls, roots: roots)
+        // The verification callback replaces BoringSSL's checks: its roots are not loaded, the verifier has them.
+        relayed.trustRoots = .certificates([])
+        relayed.additionalTrustRoots = []
+        relayed.certificateVerification = tls.verifiesCertificates ? .fullVerification : .noHostnameVerification
+        let context: NIOSSLContext
+        do {
+            context = try NIOSSLContext(configuration: relayed)
+        } catch {
+            throw ParleyError(.invalidRequest, "The TLS policy could not be applied: \(error).", underlying: error)
+        }
+        let relay = PinnedTLSRelay(
+            context: context,
+            verifier: try PinVerifier(policy: tls, roots: roots),
+            group: MultiThreadedEventLoopGroup.singleton,
+            connectTimeout: configuration.timeout.connect ?? .seconds(10)
+        )
+        self.init(configuration: configuration, pinnedRelay: relay)
     }
 
     /// `configuration` with the TLS of `tls` (for a ``ProxyingTransport``, or an `HTTPClient` of your own).
     ///
-    /// - Throws: As ``init(configuration:tls:)``.
+    /// - Throws: ``/Parley/ParleyError/Kind/invalidRequest`` when a certificate or key is not PEM, or when `tls` has
+    ///   public-key pins, which only ``init(configuration:tls:)`` checks (an `HTTPClient` of its own cannot), and a pin
+    ///   silently not checked would be worse than none.
     public static func configuration(
         _ configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration,
         tls: TLSPolicy
     ) throws(ParleyError) -> HTTPClient.Configuration {
+        guard tls.pinnedPublicKeys.isEmpty else {
+            throw ParleyError(
+                .invalidRequest,
+                "Public-key pins are checked only by AsyncHTTPClientTransport(tls:), which makes the pinned connections "
+                    + "itself; an HTTPClient made from a configuration (or a ProxyingTransport) cannot check them "
+                    + "(swift-server/async-http-client#285). Nothing was sent."
+            )
+        }
         var configuration = configuration
-        configuration.tlsConfiguration = try tlsConfiguration(tls)
+        configuration.tlsConfiguration = try tlsConfiguration(tls, roots: roots(of: tls))
         return configuration
     }
 
-    /// The NIOSSL configuration of `policy`.
-    static func tlsConfiguration(_ policy: TLSPolicy) throws(ParleyError) -> TLSConfiguration {
-        guard policy.pinnedPublicKeys.isEmpty else {
-            throw ParleyError(
-                .invalidRequest,
-                "AsyncHTTPClient cannot check public-key pins: it gives no way to see the server's certificate chain during "
-                    + "the handshake (swift-server/async-http-client#285). Trust only the pinned key's CA instead "
-                    + "(TLSPolicy(roots: [ca], trustsSystemRoots: false)). Nothing was sent."
-            )
-        }
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.minimumTLSVersion = policy.minimumVersion == .tls13 ? .tlsv13 : .tlsv12
-        if !policy.verifiesCertificates { tls.certificateVerification = .none }
+    /// The root certificates of `policy`, parsed.
+    static func roots(of policy: TLSPolicy) throws(ParleyError) -> [NIOSSLCertificate] {
         var roots: [NIOSSLCertificate] = []
         for (index, pem) in policy.roots.enumerated() {
             do {
@@ -51,6 +94,14 @@ extension AsyncHTTPClientTransport {
                 throw ParleyError(.invalidRequest, "Root certificate \(index + 1) of the TLS policy is not PEM: \(error).")
             }
         }
+        return roots
+    }
+
+    /// The NIOSSL configuration of `policy`, whose roots are `roots`.
+    static func tlsConfiguration(_ policy: TLSPolicy, roots: [NIOSSLCertificate]) throws(ParleyError) -> TLSConfiguration {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = policy.minimumVersion == .tls13 ? .tlsv13 : .tlsv12
+        if !policy.verifiesCertificates { tls.certificateVerification = .none }
         if policy.trustsSystemRoots {
             if !roots.isEmpty { tls.additionalTrustRoots = [.certificates(roots)] }
         } else {

@@ -23,6 +23,8 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
     public let client: HTTPClient
     /// Whether this transport created ``client`` and so shuts it down.
     public let ownsClient: Bool
+    /// Carries `https` connections when the transport's TLS policy pins public keys (``init(configuration:tls:)``).
+    let pinnedRelay: PinnedTLSRelay?
 
     /// A transport on an `HTTPClient` you own. ``shutdown()`` leaves it running.
     ///
@@ -32,13 +34,20 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
     public init(client: HTTPClient) {
         self.client = client
         self.ownsClient = false
+        self.pinnedRelay = nil
     }
 
     /// A transport that creates (and, on ``shutdown()``, shuts down) its own `HTTPClient`, with Parley's
     /// protections (``protected(_:)``) added to `configuration`.
     public init(configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration) {
+        self.init(configuration: configuration, pinnedRelay: nil)
+    }
+
+    /// A transport that creates its own `HTTPClient`, its `https` connections carried by `pinnedRelay` if there is one.
+    init(configuration: HTTPClient.Configuration, pinnedRelay: PinnedTLSRelay?) {
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.protected(configuration))
         self.ownsClient = true
+        self.pinnedRelay = pinnedRelay
     }
 
     /// AsyncHTTPClient's defaults, except that a failed connection attempt fails the request at once
@@ -78,6 +87,7 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
     public func shutdown() async throws {
         guard ownsClient else { return }
         try await client.shutdown()
+        await pinnedRelay?.shutdown()
     }
 
     /// Sends the request. The URL comes from the request's scheme, authority and path when present
@@ -93,20 +103,71 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         baseURL: URL,
         operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        try await execute(request, body: body, baseURL: baseURL, headLimit: nil)
+        try await route(request, body: body, baseURL: baseURL, headLimit: nil)
     }
 
-    /// ``send(_:body:baseURL:operationID:)``, with the wait for the response head bounded by `headLimit` through
-    /// AsyncHTTPClient's own deadline (which ends when the head arrives).
-    private func execute(
+    /// Sends the request straight to its server, or, for a pinned client's `https` request, through the relay.
+    private func route(
         _ request: HTTPRequest,
         body: HTTPBody?,
         baseURL: URL,
         headLimit: Duration?
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        var outgoing = HTTPClientRequest(url: request.absoluteURLString(baseURL: baseURL))
+        guard let pinnedRelay, let target = Self.httpsTarget(of: request, baseURL: baseURL) else {
+            let url = request.absoluteURLString(baseURL: baseURL)
+            return try await execute(request, body: body, url: url, host: nil, headLimit: headLimit)
+        }
+        // A pinned client's https request: AsyncHTTPClient speaks HTTP/1.1 to the relay's socket for the origin, and the
+        // relay makes (and checks) the TLS connection. A connection the relay refused fails the request with the
+        // relay's reason (an unpinned key, an untrusted chain), not with the closed socket AsyncHTTPClient saw.
+        let mark = pinnedRelay.mark()
+        let url = try await pinnedRelay.url(for: target.origin, pathAndQuery: target.pathAndQuery)
+        do {
+            return try await execute(request, body: body, url: url, host: target.authority, headLimit: headLimit)
+        } catch {
+            throw pinnedRelay.failure(of: target.origin, since: mark) ?? error
+        }
+    }
+
+    /// The origin, authority (for `Host`) and path of an `https` request; `nil` for any other scheme.
+    private static func httpsTarget(
+        of request: HTTPRequest,
+        baseURL: URL
+    ) -> (origin: PinnedTLSRelay.Origin, authority: String, pathAndQuery: String)? {
+        if let scheme = request.scheme, let authority = request.authority {
+            guard scheme.lowercased() == "https", let origin = PinnedTLSRelay.Origin(authority: authority) else { return nil }
+            let host = authority.split(separator: "@").last.map(String.init) ?? authority
+            return (origin, host, request.path ?? "/")
+        }
+        guard let url = URL(string: request.absoluteURLString(baseURL: baseURL)), url.scheme?.lowercased() == "https",
+            let host = url.host(percentEncoded: true)
+        else { return nil }
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let authority = url.port.map { "\(bracketed):\($0)" } ?? bracketed
+        guard let origin = PinnedTLSRelay.Origin(authority: authority) else { return nil }
+        var path = url.path(percentEncoded: true)
+        if path.isEmpty { path = "/" }
+        if let query = url.query(percentEncoded: true) { path += "?" + query }
+        return (origin, authority, path)
+    }
+
+    /// ``send(_:body:baseURL:operationID:)``, with the wait for the response head bounded by `headLimit` through
+    /// AsyncHTTPClient's own deadline (which ends when the head arrives).
+    ///
+    /// - Parameters:
+    ///   - url: The URL AsyncHTTPClient is given.
+    ///   - host: The `Host` field to send, when `url` is not the server's (a pinned relay's socket).
+    private func execute(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        url: String,
+        host: String?,
+        headLimit: Duration?
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var outgoing = HTTPClientRequest(url: url)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
-        outgoing.headers.reserveCapacity(request.headerFields.count)
+        outgoing.headers.reserveCapacity(request.headerFields.count + 1)
+        if let host { outgoing.headers.add(name: "Host", value: host) }
         // HTTPFields keeps a Cookie field as crumbs (one field per cookie, as HTTP/2 does); HTTP/1.1 wants one line
         // (RFC 6265, section 5.4; RFC 9113, section 8.2.3): several Cookie lines reach many servers as one broken value.
         var cookies: [String] = []
@@ -286,6 +347,6 @@ extension AsyncHTTPClientTransport: HeadLimitingTransport {
         operationID: String,
         headLimit: Duration
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        try await execute(request, body: body, baseURL: baseURL, headLimit: headLimit)
+        try await route(request, body: body, baseURL: baseURL, headLimit: headLimit)
     }
 }

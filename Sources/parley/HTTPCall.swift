@@ -57,15 +57,20 @@ struct HTTPCall {
         do {
             // --verify, --cert, --pinned-pubkey: a client of its own; proxies: one per proxy.
             let tls = try options.tlsPolicy()
-            let base = try tls.map { try AsyncHTTPClientTransport.configuration(tls: $0) }
-            transport =
-                if !proxies.isEmpty {
-                    ProxyingTransport(proxies, configuration: base ?? AsyncHTTPClientTransport.defaultConfiguration)
-                } else if let base {
-                    AsyncHTTPClientTransport(configuration: base)
-                } else {
-                    AsyncHTTPClientTransport.shared
-                }
+            if let tls, !tls.pinnedPublicKeys.isEmpty, proxies.isEmpty {
+                // Pins: the transport makes its https connections itself, to check them.
+                transport = try AsyncHTTPClientTransport(tls: tls)
+            } else {
+                let base = try tls.map { try AsyncHTTPClientTransport.configuration(tls: $0) }
+                transport =
+                    if !proxies.isEmpty {
+                        ProxyingTransport(proxies, configuration: base ?? AsyncHTTPClientTransport.defaultConfiguration)
+                    } else if let base {
+                        AsyncHTTPClientTransport(configuration: base)
+                    } else {
+                        AsyncHTTPClientTransport.shared
+                    }
+            }
         } catch let error as ParleyError {
             Terminal.writeError("parley: \(error.message)\n")
             throw ExitCode(HTTPExitStatus.code(for: error))

@@ -59,8 +59,8 @@ struct HTTPOptions: ParsableArguments {
     @Option(
         name: .customLong("pinned-pubkey"),
         help: ArgumentHelp(
-            "Accept only servers whose chain holds one of these public keys: sha256//BASE64[;sha256//BASE64…] (curl's "
-                + "form). AsyncHTTPClient cannot check pins: parley refuses them rather than ignore them.",
+            "Accept only servers whose chain (leaf to trusted root) holds one of these public keys: "
+                + "sha256//BASE64[;sha256//BASE64…] (curl's form). Not through a proxy.",
             valueName: "hashes"
         )
     )

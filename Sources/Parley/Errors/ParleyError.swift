@@ -106,6 +106,9 @@ public struct ParleyError: Error, Sendable, CustomStringConvertible {
     /// For a download that can be resumed: the bytes received so far and where they are kept (download again with
     /// `resume: true` to continue); `nil` otherwise.
     public var keptDownload: KeptDownload?
+    /// For a connection refused because the server presented no pinned public key (``TLSPolicy/pinnedPublicKeys``):
+    /// the pins of the server's chain, leaf first, in the base64 form of ``TLSPolicy/pinnedPublicKeys``; `nil` otherwise.
+    public var serverPublicKeyPins: [String]?
     /// Whether ``message`` and ``description`` keep their line feeds: only for messages Parley writes on several
     /// lines about local data (``init(_:multilineMessage:underlying:)``).
     package var keepsLineFeeds = false

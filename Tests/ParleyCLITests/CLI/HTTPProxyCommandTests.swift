@@ -79,8 +79,8 @@ struct HTTPTLSCommandTests {
         #expect(unknown.error.contains("not trusted") && unknown.error.contains("--verify"), "\(unknown.error)")
     }
 
-    @Test("--cert and --cert-key present a client certificate (mutual TLS); --pinned-pubkey is refused, with the reason")
-    func clientCertificateAndPins() async throws {
+    @Test("--cert and --cert-key present a client certificate (mutual TLS)")
+    func clientCertificate() async throws {
         let url = try #require(environment["PARLEY_MTLS_URL"])
         let folder = try #require(environment["PARLEY_TLS_DIR"])
         let run = try await ParleyRun([
@@ -88,9 +88,21 @@ struct HTTPTLSCommandTests {
         ])
         #expect(run.status == 0, "\(run.error)")
         #expect(try JSONDecoder().decode(JSONValue.self, from: run.output) == ["client": "CN=parley-client"])
-        let pinned = try await ParleyRun(["get", url, "--pinned-pubkey", "sha256//" + Data(count: 32).base64EncodedString()])
-        #expect(pinned.status != 0)
-        #expect(pinned.error.contains("#285"), "\(pinned.error)")
+    }
+
+    @Test("--pinned-pubkey: the server's pin (with a backup) connects; a wrong one fails, listing the server's pins")
+    func pins() async throws {
+        let url = try #require(environment["PARLEY_TLS_URL"])
+        let folder = try #require(environment["PARLEY_TLS_DIR"])
+        let leaf = try #require(environment["PARLEY_TLS_LEAF_PIN"])
+        let other = try #require(environment["PARLEY_TLS_OTHER_PIN"])
+        let pinned = try await ParleyRun([
+            "get", url, "--verify", folder + "/ca.pem", "--pinned-pubkey", "sha256//\(other);sha256//\(leaf)",
+        ])
+        #expect(pinned.status == 0 && pinned.text.contains("TLSv1.3"), "\(pinned.error)")
+        let refused = try await ParleyRun(["get", url, "--verify", folder + "/ca.pem", "--pinned-pubkey", "sha256//" + other])
+        #expect(refused.status == 1, "\(refused.error)")
+        #expect(refused.error.contains("sha256//" + leaf) && refused.error.contains("no pinned public key"), "\(refused.error)")
         let malformed = try await ParleyRun(["get", url, "--pinned-pubkey", "sha1//abc"])
         #expect(malformed.status == 64)
     }

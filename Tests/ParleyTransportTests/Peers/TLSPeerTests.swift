@@ -13,6 +13,10 @@ enum TLSPeer {
     static let mutualURL = environment["PARLEY_MTLS_URL"].flatMap(URL.init(string:))
     static let tls12URL = environment["PARLEY_TLS12_URL"].flatMap(URL.init(string:))
     static let folder = environment["PARLEY_TLS_DIR"]
+    /// The pins (curl's `sha256//` form without the prefix) that `scripts/start-peers` computed with openssl.
+    static let leafPin = environment["PARLEY_TLS_LEAF_PIN"]
+    static let caPin = environment["PARLEY_TLS_CA_PIN"]
+    static let otherPin = environment["PARLEY_TLS_OTHER_PIN"]
 
     static func pem(_ name: String) throws -> Data {
         try Data(contentsOf: URL(fileURLWithPath: try #require(folder) + "/" + name))
@@ -24,8 +28,13 @@ private struct Root: Endpoint {
     var path: Path = "/"
 }
 
+private struct Probe: Endpoint {
+    typealias Response = JSONValue
+    var path: Path
+}
+
 @Suite(
-    "Independent peer: TLS policy against nginx (roots, mutual TLS, minimum version)",
+    "Independent peer: TLS policy against nginx (roots, mutual TLS, minimum version, pins)",
     .enabled(if: TLSPeer.url != nil && TLSPeer.folder != nil, "scripts/start-peers starts nginx with TLS (apt, openssl)")
 )
 struct TLSPeerTests {
@@ -77,15 +86,100 @@ struct TLSPeerTests {
         try await lenient.shutdown()
     }
 
-    @Test("no verification connects to any server; pins are refused on AsyncHTTPClient, which cannot check them")
-    func unverifiedAndPins() async throws {
+    @Test("no verification connects to any server")
+    func unverified() async throws {
         let insecure = try client(TLSPeer.url, TLSPolicy(verifiesCertificates: false))
         #expect(try await insecure.send(Root()) == ["protocol": "TLSv1.3"])
         try await insecure.shutdown()
-        let pins = try #require(TLSPolicy.pins(curlForm: "sha256//" + Data(repeating: 7, count: 32).base64EncodedString()))
-        #expect(throws: ParleyError.self) { try AsyncHTTPClientTransport(tls: TLSPolicy(pinnedPublicKeys: pins)) }
         #expect(TLSPolicy.pins(curlForm: "sha256//short") == nil)
         #expect(TLSPolicy.pins(curlForm: "md5//x") == nil)
+    }
+
+    @Test("a pin of the server's key, or of its CA's (never sent by nginx), or a backup pin beside a wrong one, connects")
+    func pinsThatMatch() async throws {
+        let ca = try TLSPeer.pem("ca.pem")
+        let leaf = try #require(TLSPeer.leafPin)
+        let root = try #require(TLSPeer.caPin)
+        let wrong = try #require(TLSPeer.otherPin)
+        for pins in [[leaf], [root], [wrong, leaf], [wrong, root]] {
+            let pinned = try client(TLSPeer.url, TLSPolicy(roots: [ca], pinnedPublicKeys: pins))
+            // Twice: the second request reuses the relayed connection (kept alive), as AsyncHTTPClient pools it.
+            #expect(try await pinned.send(Root()) == ["protocol": "TLSv1.3"], "pins \(pins)")
+            #expect(try await pinned.send(Root()) == ["protocol": "TLSv1.3"], "pins \(pins)")
+            try await pinned.shutdown()
+        }
+        // Many at once: each of AsyncHTTPClient's connections to the relay's socket is a TLS connection of its own.
+        let busy = try client(TLSPeer.url, TLSPolicy(roots: [ca], pinnedPublicKeys: [leaf]))
+        let answers = try await withThrowingTaskGroup(of: JSONValue.self) { group in
+            for _ in 0..<24 { group.addTask { try await busy.send(Root()) } }
+            return try await group.reduce(into: [JSONValue]()) { $0.append($1) }
+        }
+        #expect(answers.count == 24 && answers.allSatisfy { $0 == ["protocol": "TLSv1.3"] })
+        try await busy.shutdown()
+        // With no verification, the pin is the only check, as with curl's --insecure --pinnedpubkey.
+        let unverified = try client(TLSPeer.url, TLSPolicy(verifiesCertificates: false, pinnedPublicKeys: [leaf]))
+        #expect(try await unverified.send(Root()) == ["protocol": "TLSv1.3"])
+        try await unverified.shutdown()
+    }
+
+    @Test("no pinned key in the chain: a transport error that lists the chain's pins, leaf first, and sends nothing")
+    func pinFailure() async throws {
+        let ca = try TLSPeer.pem("ca.pem")
+        let wrong = try #require(TLSPeer.otherPin)
+        let probe = Probe(path: Path("/pin-probe-\(UUID().uuidString)"))
+        let pinned = try client(TLSPeer.url, TLSPolicy(roots: [ca], pinnedPublicKeys: [wrong]))
+        let error = try #require(await expectParleyError(.transport) { _ = try await pinned.send(probe) })
+        #expect(error.serverPublicKeyPins == [try #require(TLSPeer.leafPin), try #require(TLSPeer.caPin)])
+        #expect(error.message.contains("sha256//\(try #require(TLSPeer.leafPin))"), "\(error.message)")
+        #expect(error.message.contains("no pinned public key"), "\(error.message)")
+        try await pinned.shutdown()
+        // Nothing reached nginx: it logs a request before it reads the next on the connection, so once a second
+        // request on one connection has its answer, the first is in the log; the refused probe never is.
+        let trusted = try client(TLSPeer.url, TLSPolicy(roots: [ca]))
+        let marker = Probe(path: Path("/pin-marker-\(UUID().uuidString)"))
+        _ = try await trusted.send(marker)
+        _ = try await trusted.send(Root())
+        try await trusted.shutdown()
+        let log = try String(contentsOfFile: try #require(TLSPeer.folder) + "/access.log", encoding: .utf8)
+        #expect(log.contains(marker.path.description))
+        #expect(!log.contains(probe.path.description), "the refused request reached nginx")
+        // Unverified, the chain is what the server presented: the leaf alone.
+        let unverified = try client(TLSPeer.url, TLSPolicy(verifiesCertificates: false, pinnedPublicKeys: [wrong]))
+        let presented = await expectParleyError(.transport) { _ = try await unverified.send(Root()) }
+        #expect(presented?.serverPublicKeyPins == [try #require(TLSPeer.leafPin)])
+        try await unverified.shutdown()
+    }
+
+    @Test("pinned connections still verify the chain: the right pin with an untrusted CA fails, saying why")
+    func pinsDoNotReplaceVerification() async throws {
+        let leaf = try #require(TLSPeer.leafPin)
+        let untrusted = try client(TLSPeer.url, TLSPolicy(pinnedPublicKeys: [leaf]))
+        let error = await expectParleyError(.transport) { _ = try await untrusted.send(Root()) }
+        #expect(error?.message.contains("is not trusted") == true, "\(String(describing: error?.message))")
+        #expect(error?.serverPublicKeyPins == nil)
+        try await untrusted.shutdown()
+        // Mutual TLS and the minimum version hold on pinned connections too.
+        let ca = try TLSPeer.pem("ca.pem")
+        let certificate = TLSPolicy.ClientCertificate(
+            chain: try TLSPeer.pem("client.pem"),
+            privateKey: try TLSPeer.pem("client.key")
+        )
+        let mutual = try client(
+            TLSPeer.mutualURL,
+            TLSPolicy(roots: [ca], clientCertificate: certificate, pinnedPublicKeys: [leaf])
+        )
+        #expect(try await mutual.send(Root()) == ["client": "CN=parley-client"])
+        try await mutual.shutdown()
+        let strict = try client(TLSPeer.tls12URL, TLSPolicy(roots: [ca], minimumVersion: .tls13, pinnedPublicKeys: [leaf]))
+        await expectParleyError(.transport) { _ = try await strict.send(Root()) }
+        try await strict.shutdown()
+    }
+
+    @Test("a pin that is not a SHA-256 digest is refused; a configuration with pins is refused for clients Parley does not make")
+    func badPins() throws {
+        #expect(throws: ParleyError.self) { try AsyncHTTPClientTransport(tls: TLSPolicy(pinnedPublicKeys: ["c2hvcnQ="])) }
+        let pin = Data(repeating: 7, count: 32).base64EncodedString()
+        #expect(throws: ParleyError.self) { try AsyncHTTPClientTransport.configuration(tls: TLSPolicy(pinnedPublicKeys: [pin])) }
     }
 
     @Test("URLSession on Linux trusts the system's roots only: the suite's CA is unknown to it")
