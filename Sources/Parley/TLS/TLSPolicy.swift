@@ -5,7 +5,7 @@
 #endif
 
 /// How a client's TLS connections are trusted: extra roots, or only these roots, a client certificate (mutual TLS), a
-/// minimum version.
+/// minimum version, public-key pins.
 ///
 /// ```swift
 /// let policy = TLSPolicy(roots: [try Data(contentsOf: companyCA)], clientCertificate: .init(chain: pem, privateKey: key))
@@ -13,9 +13,9 @@
 /// ```
 ///
 /// Certificates and keys are PEM (`-----BEGIN CERTIFICATE-----`). AsyncHTTPClient applies every part
-/// (`AsyncHTTPClientTransport(tls:)`) but public-key pins, which it has no
-/// way to check (no verification callback: swift-server/async-http-client#285), and refuses a policy with pins rather
-/// than ignore them; URLSession on Linux trusts the system's roots only (FoundationNetworking has no API for more).
+/// (`AsyncHTTPClientTransport(tls:)`, which makes pinned connections itself, since AsyncHTTPClient cannot check pins:
+/// swift-server/async-http-client#285); URLSession on Linux trusts the system's roots only (FoundationNetworking has no
+/// API for more).
 public struct TLSPolicy: Sendable, Hashable {
     /// The oldest TLS version accepted.
     public enum Version: String, Sendable, Hashable {
@@ -49,7 +49,9 @@ public struct TLSPolicy: Sendable, Hashable {
     /// and any attacker between: for a test server only.
     public var verifiesCertificates: Bool
     /// SHA-256 hashes of trusted public keys (SPKI, base64, curl's `sha256//` form without the prefix): a connection
-    /// whose chain holds none of them fails. See the type's description for the transports that can check them.
+    /// whose verified chain (leaf to trusted root) holds none of them fails before anything is sent, and its error's
+    /// ``ParleyError/serverPublicKeyPins`` lists the chain's. Give a backup pin (the next key, or the CA's) beside
+    /// the current one. See the type's description for the transports that can check them.
     public var pinnedPublicKeys: [String]
 
     /// A policy.

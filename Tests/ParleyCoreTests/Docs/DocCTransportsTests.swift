@@ -80,6 +80,43 @@ try await internalAPI.shutdown()
             try await check.shutdown()
         }
 
+        @Test(
+            "public-key pinning: a pin of another key fails and lists the server's pins (nginx)",
+            .enabled(if: ProcessInfo.processInfo.environment["PARLEY_TLS_LEAF_PIN"] != nil, "scripts/start-peers starts nginx with TLS")
+        )
+        func pinning() async throws {
+            struct ProtocolOverTLS: Endpoint {
+                typealias Response = JSONValue
+                var path: Path = "/"
+            }
+            let environment = ProcessInfo.processInfo.environment
+            let folder = try #require(environment["PARLEY_TLS_DIR"])
+            let pinnedURL = try #require(environment["PARLEY_TLS_URL"].flatMap(URL.init(string:)))
+            let companyCA = try Data(contentsOf: URL(fileURLWithPath: folder + "/ca.pem"))
+            // Neither is the server's: the sample's catch runs.
+            let currentKeyPin = try #require(environment["PARLEY_TLS_OTHER_PIN"])
+            let backupKeyPin = Data(repeating: 1, count: 32).base64EncodedString()
+let pinnedPolicy = TLSPolicy(roots: [companyCA], pinnedPublicKeys: [currentKeyPin, backupKeyPin])
+let pinnedAPI = Client(baseURL: pinnedURL, transport: try AsyncHTTPClientTransport(tls: pinnedPolicy))
+do {
+    _ = try await pinnedAPI.send(ProtocolOverTLS())
+} catch {
+    print(error.serverPublicKeyPins ?? [])   // when no pinned key: the server's chain's pins, leaf first
+}
+try await pinnedAPI.shutdown()   // also closes the pinned connections and removes their sockets
+            let leaf = try #require(environment["PARLEY_TLS_LEAF_PIN"])
+            let check = Client(
+                baseURL: pinnedURL,
+                transport: try AsyncHTTPClientTransport(tls: TLSPolicy(roots: [companyCA], pinnedPublicKeys: [backupKeyPin, leaf]))
+            )
+            #expect(try await check.send(ProtocolOverTLS()) == ["protocol": "TLSv1.3"])
+            try await check.shutdown()
+            let refused = Client(baseURL: pinnedURL, transport: try AsyncHTTPClientTransport(tls: pinnedPolicy))
+            let error = await #expect(throws: ParleyError.self) { try await refused.send(ProtocolOverTLS()) }
+            #expect(error?.serverPublicKeyPins?.first == leaf)
+            try await refused.shutdown()
+        }
+
         @Test("proxies from curl's variables; no_proxy")
         func proxies() async throws {
             try await withDocServer { baseURL, _ in
