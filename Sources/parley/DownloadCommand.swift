@@ -33,17 +33,25 @@ struct DownloadCommand: AsyncParsableCommand {
     @Option(name: .customLong("header"), help: "A request header field, as 'Name: value' (repeatable).")
     var headers: [String] = []
 
+    @OptionGroup var connection: ConnectionOptions
+
     func validate() throws {
         _ = try URLEndpoint.parseHeaders(headers)
     }
 
     func run() async throws {
         let endpoint = try URLEndpoint(url: url, headers: URLEndpoint.parseHeaders(headers), name: "download")
-        let client = Client(baseURL: endpoint.origin)
         let run = TransferRun(verb: "downloaded")
+        let client: Client
+        do {
+            client = Client(baseURL: endpoint.origin, transport: try connection.transport())
+        } catch {
+            throw run.fail(error)
+        }
         let start = ContinuousClock.now
         let transfer = client.download(endpoint, to: URL(fileURLWithPath: file), resume: resume)
         let (result, summary) = await run.wait(for: transfer, startedAt: start)
+        try? await client.shutdown()
         switch result {
         case .success(let download):
             let resumed = download.resumedFrom > 0 ? ", resumed after \(download.resumedFrom) bytes," : ""

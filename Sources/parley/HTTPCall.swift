@@ -52,26 +52,11 @@ struct HTTPCall {
                 }
             }
         }
-        let proxies = options.proxies
         let transport: any ClientTransport
         do {
             // --verify, --cert, --pinned-pubkey: a client of its own; proxies: one per proxy.
-            let tls = try options.tlsPolicy()
-            if let tls, !tls.pinnedPublicKeys.isEmpty, proxies.isEmpty {
-                // Pins: the transport makes its https connections itself, to check them.
-                transport = try AsyncHTTPClientTransport(tls: tls)
-            } else {
-                let base = try tls.map { try AsyncHTTPClientTransport.configuration(tls: $0) }
-                transport =
-                    if !proxies.isEmpty {
-                        ProxyingTransport(proxies, configuration: base ?? AsyncHTTPClientTransport.defaultConfiguration)
-                    } else if let base {
-                        AsyncHTTPClientTransport(configuration: base)
-                    } else {
-                        AsyncHTTPClientTransport.shared
-                    }
-            }
-        } catch let error as ParleyError {
+            transport = try options.connection.transport()
+        } catch {
             Terminal.writeError("parley: \(error.message)\n")
             throw ExitCode(HTTPExitStatus.code(for: error))
         }
@@ -179,7 +164,7 @@ struct HTTPCall {
             secrets += [password, "\(user):\(password)", Data("\(user):\(password)".utf8).base64EncodedString()]
         default: break
         }
-        let proxies = options.proxies
+        let proxies = options.connection.proxies
         for proxy in [proxies.http, proxies.https, proxies.all].compactMap(\.self) {
             guard let (user, password) = proxy.credentials, !password.isEmpty else { continue }
             secrets += [password, "\(user):\(password)", Data("\(user):\(password)".utf8).base64EncodedString()]

@@ -41,30 +41,7 @@ struct HTTPOptions: ParsableArguments {
     )
     var verbose = false
 
-    @Option(
-        help: ArgumentHelp(
-            "Trust the CA certificates (PEM) of this file instead of the system's, or 'no' to verify nothing (a test "
-                + "server only).",
-            valueName: "ca-file|no"
-        )
-    )
-    var verify: String?
-
-    @Option(help: ArgumentHelp("Present this client certificate (PEM; the key too unless --cert-key).", valueName: "file"))
-    var cert: String?
-
-    @Option(name: .customLong("cert-key"), help: ArgumentHelp("The private key (PEM) of --cert.", valueName: "file"))
-    var certKey: String?
-
-    @Option(
-        name: .customLong("pinned-pubkey"),
-        help: ArgumentHelp(
-            "Accept only servers whose chain (leaf to trusted root) holds one of these public keys: "
-                + "sha256//BASE64[;sha256//BASE64…] (curl's form). Not through a proxy.",
-            valueName: "hashes"
-        )
-    )
-    var pinnedPubkey: String?
+    @OptionGroup var connection: ConnectionOptions
 
     @Option(
         help: ArgumentHelp(
@@ -74,15 +51,6 @@ struct HTTPOptions: ParsableArguments {
         )
     )
     var session: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "Send through this proxy: http://[user:password@]host:port or socks5://host:port. Without it, the proxies of "
-                + "the environment apply as curl reads them (http_proxy, https_proxy, all_proxy, no_proxy).",
-            valueName: "url"
-        )
-    )
-    var proxy: String?
 
     @Flag(
         help: """
@@ -131,45 +99,6 @@ struct HTTPOptions: ParsableArguments {
         }
         if retries < 0 || retries > 100 { throw ValidationError("--retries must be between 0 and 100.") }
         if maxRedirects < 0 || maxRedirects > 100 { throw ValidationError("--max-redirects must be between 0 and 100.") }
-        if let pinnedPubkey, TLSPolicy.pins(curlForm: pinnedPubkey) == nil {
-            throw ValidationError("--pinned-pubkey takes sha256//BASE64 (a SHA-256 hash), several joined with ';'.")
-        }
-        if certKey != nil, cert == nil { throw ValidationError("--cert-key goes with --cert.") }
-        if let proxy, Proxy(url: proxy) == nil {
-            throw ValidationError("--proxy takes http://[user:password@]host:port or socks5://host:port.")
-        }
-    }
-
-    /// The TLS policy of `--verify`, `--cert`, `--cert-key` and `--pinned-pubkey`; `nil` when none is given.
-    func tlsPolicy() throws -> TLSPolicy? {
-        guard verify != nil || cert != nil || pinnedPubkey != nil else { return nil }
-        var policy = TLSPolicy()
-        func read(_ path: String, _ what: String) throws -> Data {
-            do {
-                return try Data(contentsOf: URL(fileURLWithPath: (path as NSString).expandingTildeInPath))
-            } catch {
-                throw ParleyError(.invalidRequest, "The \(what) file \(path) could not be read: \(error.localizedDescription)")
-            }
-        }
-        switch verify?.lowercased() {
-        case nil, "yes", "true": break
-        case "no", "false": policy.verifiesCertificates = false
-        default:
-            policy.roots = [try read(verify ?? "", "--verify CA")]
-            policy.trustsSystemRoots = false
-        }
-        if let cert {
-            let chain = try read(cert, "--cert")
-            policy.clientCertificate = .init(chain: chain, privateKey: try certKey.map { try read($0, "--cert-key") } ?? chain)
-        }
-        if let pinnedPubkey { policy.pinnedPublicKeys = TLSPolicy.pins(curlForm: pinnedPubkey) ?? [] }
-        return policy
-    }
-
-    /// The proxies: `--proxy` for every request, else those of the environment (curl's variables).
-    var proxies: ProxySettings {
-        if let proxy, let parsed = Proxy(url: proxy) { return ProxySettings(parsed) }
-        return .environment()
     }
 
     /// The user and password of `--auth`, split at the first colon.

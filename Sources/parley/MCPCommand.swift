@@ -31,9 +31,14 @@ struct MCPTargetOptions: ParsableArguments {
     )
     var timeout: Double?
 
+    @OptionGroup var connection: ConnectionOptions
+
     func validateTimeout() throws {
         if let timeout, !(timeout > 0 && timeout.isFinite) {
             throw ValidationError("--timeout must be a positive number of seconds.")
+        }
+        if command != nil, connection.isGiven {
+            throw ValidationError("--verify, --cert, --pinned-pubkey and --proxy apply to a server's URL, not to --stdio.")
         }
     }
 
@@ -52,6 +57,7 @@ struct MCPSessionRunner {
         var status: Int32 = 0
         var child: JSONRPCStreamChannel?
         var http: MCPStreamableHTTPChannel?
+        var httpClient: Client?
         let mcp: MCPClient
         do {
             if let command = options.command {
@@ -69,7 +75,9 @@ struct MCPSessionRunner {
                 else {
                     throw ValidationError("The target must be an http:// or https:// URL, or --stdio 'COMMAND ARGS…'.")
                 }
-                let channel = MCPStreamableHTTPChannel(client: Client(baseURL: endpoint), router: Self.router)
+                let client = Client(baseURL: endpoint, transport: try options.connection.transport())
+                httpClient = client
+                let channel = MCPStreamableHTTPChannel(client: client, router: Self.router)
                 http = channel
                 mcp = MCPClient(channel: channel, timeout: callTimeout ? nil : options.duration)
             }
@@ -89,6 +97,7 @@ struct MCPSessionRunner {
             status = 1
         }
         await http?.close()
+        try? await httpClient?.shutdown()
         if let child { _ = await child.shutdown(gracePeriod: .seconds(2)) }
         if status != 0 { throw ExitCode(status) }
     }

@@ -46,11 +46,16 @@ struct RPCCommand: AsyncParsableCommand {
     @Option(help: "Over a WebSocket: after the answer, print this many notifications the server pushes.")
     var notifications = 0
 
+    @OptionGroup var connection: ConnectionOptions
+
     func validate() throws {
         if batch == nil, method == nil { throw ValidationError("Give a METHOD, or --batch FILE.") }
         if batch != nil, method != nil { throw ValidationError("Give either a METHOD or --batch FILE, not both.") }
         if notifications < 0 { throw ValidationError("--notifications must not be negative.") }
         if notifications > 0, !overWebSocket { throw ValidationError("--notifications needs --ws: HTTP has no server push.") }
+        if overWebSocket, connection.isGiven {
+            throw ValidationError("--verify, --cert, --pinned-pubkey and --proxy apply to HTTP; a WebSocket connects directly.")
+        }
     }
 
     private var overWebSocket: Bool {
@@ -61,6 +66,7 @@ struct RPCCommand: AsyncParsableCommand {
         guard let endpoint = URL(string: url), endpoint.scheme != nil else {
             throw ValidationError("\(url) is not an absolute URL.")
         }
+        var http: Client?
         do {
             var channel: JSONRPCWebSocketChannel?
             let rpc: JSONRPCClient
@@ -69,10 +75,13 @@ struct RPCCommand: AsyncParsableCommand {
                 channel = webSocket
                 rpc = JSONRPCClient(channel: webSocket)
             } else {
-                rpc = JSONRPCClient(http: Client(baseURL: endpoint))
+                let client = Client(baseURL: endpoint, transport: try connection.transport())
+                http = client
+                rpc = JSONRPCClient(http: client)
             }
             defer { if let channel { Task { await channel.close() } } }
             try await perform(rpc)
+            try? await http?.shutdown()
             if let channel, notifications > 0 {
                 var printed = 0
                 for await notification in channel.incoming {
@@ -88,8 +97,12 @@ struct RPCCommand: AsyncParsableCommand {
             }
             await channel?.close()
         } catch let error as ParleyError {
+            try? await http?.shutdown()
             FileHandle.standardError.write(Data("parley: \(error)\n".utf8))
             throw ExitCode.failure
+        } catch {
+            try? await http?.shutdown()
+            throw error
         }
     }
 

@@ -55,6 +55,8 @@ struct UploadCommand: AsyncParsableCommand {
     @Option(name: .customLong("header"), help: "A request header field, as 'Name: value' (repeatable).")
     var headers: [String] = []
 
+    @OptionGroup var connection: ConnectionOptions
+
     func validate() throws {
         _ = try URLEndpoint.parseHeaders(headers)
     }
@@ -66,11 +68,17 @@ struct UploadCommand: AsyncParsableCommand {
             headers: URLEndpoint.parseHeaders(headers),
             name: "upload"
         )
-        let client = Client(baseURL: endpoint.origin)
         let run = TransferRun(verb: "uploaded")
+        let client: Client
+        do {
+            client = Client(baseURL: endpoint.origin, transport: try connection.transport())
+        } catch {
+            throw run.fail(error)
+        }
         let start = ContinuousClock.now
         let transfer = client.upload(endpoint, fromFile: URL(fileURLWithPath: file), contentType: contentType)
         let (result, summary) = await run.wait(for: transfer, startedAt: start)
+        try? await client.shutdown()
         switch result {
         case .success(let body):
             run.summarize(summary, bytes: summary.last?.completedBytes ?? 0)

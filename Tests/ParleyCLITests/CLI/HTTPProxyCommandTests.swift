@@ -39,6 +39,44 @@ struct HTTPProxyCommandTests {
         }
     }
 
+    @Test("download, upload, rpc and mcp go through --proxy, and through the environment's proxies by default")
+    func otherCommands() async throws {
+        let proxy = try #require(environment["PARLEY_TINYPROXY_URL"])
+        let server = try await DemoServer.start()
+        let port = try #require(URL(string: server.baseURL)?.port)
+        let file = try CommandInputFile(bytes: Array(repeating: 7, count: 1000))
+        let runs: [([String], [String: String?])] = [
+            (["download", "\(server.baseURL)/download?n=1000", file.folder.path + "/down.bin", "--proxy", proxy], [:]),
+            (["download", "\(server.baseURL)/download?n=1000", file.folder.path + "/down2.bin"], ["http_proxy": proxy]),
+            (["upload", "\(server.baseURL)/upload", file.path, "--proxy", proxy], [:]),
+            (["upload", "\(server.baseURL)/upload", file.path], ["http_proxy": proxy]),
+            (["rpc", "\(server.baseURL)/rpc", "sum", "[1,2,3]", "--proxy", proxy], [:]),
+            (["rpc", "\(server.baseURL)/rpc", "sum", "[1,2,3]"], ["http_proxy": proxy]),
+        ]
+        for (arguments, variables) in runs {
+            let before = try tunnels(to: port)
+            let run = try await ParleyRun(arguments, environment: variables)
+            #expect(run.status == 0, "\(arguments): \(run.error)")
+            #expect(try tunnels(to: port) > before, "\(arguments) \(variables) went direct")
+        }
+        let direct = try await ParleyRun(
+            ["rpc", "\(server.baseURL)/rpc", "sum", "[1,2,3]"],
+            environment: ["http_proxy": proxy, "no_proxy": "127.0.0.1"]
+        )
+        #expect(direct.status == 0 && direct.text.contains("6"), "\(direct.error)")
+        await server.stop()
+        if let mcp = MCPCLIPeer.url("JSON"), let mcpPort = URL(string: mcp)?.port {
+            let before = try tunnels(to: mcpPort)
+            let run = try await ParleyRun(["mcp", "tools", mcp, "--proxy", proxy])
+            #expect(run.status == 0, "\(run.error)")
+            #expect(try tunnels(to: mcpPort) > before, "parley mcp went direct")
+        }
+        let stdio = try await ParleyRun(["mcp", "tools", "--stdio", "true", "--proxy", proxy])
+        #expect(stdio.status == 64, "\(stdio.error)")
+        let webSocket = try await ParleyRun(["rpc", "ws://127.0.0.1:1/rpc", "sum", "--proxy", proxy])
+        #expect(webSocket.status == 64, "\(webSocket.error)")
+    }
+
     @Test("a proxy's password never reaches the terminal, whatever fails")
     func credentials() async throws {
         let authURL = try #require(environment["PARLEY_TINYPROXY_AUTH_URL"])
@@ -105,5 +143,17 @@ struct HTTPTLSCommandTests {
         #expect(refused.error.contains("sha256//" + leaf) && refused.error.contains("no pinned public key"), "\(refused.error)")
         let malformed = try await ParleyRun(["get", url, "--pinned-pubkey", "sha1//abc"])
         #expect(malformed.status == 64)
+        // parley download takes the same options.
+        let folder2 = try CommandScratchFolder()
+        let download = try await ParleyRun([
+            "download", url, folder2.path + "/answer.json", "--verify", folder + "/ca.pem", "--pinned-pubkey", "sha256//" + leaf,
+        ])
+        #expect(download.status == 0, "\(download.error)")
+        #expect(try String(contentsOfFile: folder2.path + "/answer.json", encoding: .utf8).contains("TLSv1.3"))
+        let refusedDownload = try await ParleyRun([
+            "download", url, folder2.path + "/refused.json", "--verify", folder + "/ca.pem", "--pinned-pubkey",
+            "sha256//" + other,
+        ])
+        #expect(refusedDownload.status == 1 && refusedDownload.error.contains("sha256//" + leaf), "\(refusedDownload.error)")
     }
 }
