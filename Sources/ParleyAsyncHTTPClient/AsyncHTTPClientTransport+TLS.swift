@@ -42,6 +42,15 @@ extension AsyncHTTPClientTransport {
                 "Pin \(index + 1) of the TLS policy is not the base64 of a SHA-256 digest (44 characters ending in =)."
             )
         }
+        guard configuration.proxy == nil else {
+            throw ParleyError(
+                .invalidRequest,
+                "A transport with public-key pins makes its https connections itself and cannot send them through the "
+                    + "configuration's proxy; remove the proxy or the pins."
+            )
+        }
+        // Redirects are the client's RedirectPolicy's: an HTTPClient that followed one itself would fetch it unpinned.
+        configuration.redirectConfiguration = .disallow
         var relayed = try Self.tlsConfiguration(tls, roots: roots)
         // The verification callback replaces BoringSSL's checks: its roots are not loaded, the verifier has them.
         relayed.trustRoots = .certificates([])

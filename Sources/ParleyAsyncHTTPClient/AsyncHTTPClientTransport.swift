@@ -86,7 +86,12 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
     /// Shuts down the `HTTPClient` if this transport created it; otherwise does nothing.
     public func shutdown() async throws {
         guard ownsClient else { return }
-        try await client.shutdown()
+        do {
+            try await client.shutdown()
+        } catch {
+            await pinnedRelay?.shutdown()
+            throw error
+        }
         await pinnedRelay?.shutdown()
     }
 
@@ -113,20 +118,35 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         baseURL: URL,
         headLimit: Duration?
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        guard let pinnedRelay, let target = Self.httpsTarget(of: request, baseURL: baseURL) else {
-            let url = request.absoluteURLString(baseURL: baseURL)
+        let url = request.absoluteURLString(baseURL: baseURL)
+        guard let pinnedRelay, Self.isHTTPS(request, url: url) else {
             return try await execute(request, body: body, url: url, host: nil, headLimit: headLimit)
+        }
+        guard let target = Self.httpsTarget(of: request, baseURL: baseURL) else {
+            // Never sent unpinned: a pinned client's https request whose server Parley cannot tell.
+            throw ParleyError(
+                .invalidRequest,
+                "The request's host and port could not be read, so its pins could not be checked; nothing was sent."
+            )
         }
         // A pinned client's https request: AsyncHTTPClient speaks HTTP/1.1 to the relay's socket for the origin, and the
         // relay makes (and checks) the TLS connection. A connection the relay refused fails the request with the
         // relay's reason (an unpinned key, an untrusted chain), not with the closed socket AsyncHTTPClient saw.
         let mark = pinnedRelay.mark()
-        let url = try await pinnedRelay.url(for: target.origin, pathAndQuery: target.pathAndQuery)
+        let relayURL = try await pinnedRelay.url(for: target.origin, pathAndQuery: target.pathAndQuery)
         do {
-            return try await execute(request, body: body, url: url, host: target.authority, headLimit: headLimit)
+            return try await execute(request, body: body, url: relayURL, host: target.authority, headLimit: headLimit)
         } catch {
+            // Only for a connection that closed under AsyncHTTPClient: a cancellation or a timeout is the call's own.
+            if let error = error as? ParleyError, error.kind == .cancelled || error.kind == .timeout { throw error }
             throw pinnedRelay.failure(of: target.origin, since: mark) ?? error
         }
+    }
+
+    /// Whether the request (to `url`) is an `https` one.
+    private static func isHTTPS(_ request: HTTPRequest, url: String) -> Bool {
+        if let scheme = request.scheme, request.authority != nil { return scheme.lowercased() == "https" }
+        return url.prefix(8).lowercased() == "https://"
     }
 
     /// The origin, authority (for `Host`) and path of an `https` request; `nil` for any other scheme.
@@ -176,6 +196,8 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
                 cookies.append(field.value)
                 continue
             }
+            // A relayed request's Host is the server's, set above: one Host line only.
+            if host != nil, field.name.canonicalName == "host" { continue }
             outgoing.headers.add(name: field.name.rawName, value: field.value)
         }
         if !cookies.isEmpty { outgoing.headers.add(name: "Cookie", value: cookies.joined(separator: "; ")) }

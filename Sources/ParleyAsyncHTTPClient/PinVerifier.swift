@@ -62,6 +62,7 @@ struct PinVerifier: Sendable {
             }
             var verifier = Verifier(rootCertificates: roots) {
                 RFC5280Policy()
+                ServerAuthenticationPolicy()
                 ServerIdentityPolicy(
                     serverHostname: origin.isIPAddress ? nil : origin.host,
                     serverIP: origin.isIPAddress ? origin.host : nil
@@ -86,6 +87,11 @@ struct PinVerifier: Sendable {
                 )
             }
         }
+        if roots == nil {
+            // Nothing vouches for the certificates after the leaf: an attacker's leaf followed by the real (public)
+            // pinned certificate would match. Unverified, only the leaf's key counts, as with curl.
+            chain = [presented[0]]
+        }
         var listed: [(subject: String, pin: String)] = []
         for certificate in chain {
             guard let pin = try? Self.pin(of: certificate) else { continue }
@@ -107,5 +113,24 @@ struct PinVerifier: Sendable {
     private static func subject(of certificate: NIOSSLCertificate) -> String {
         guard let bytes = try? certificate.toDERBytes(), let parsed = try? Certificate(derEncoded: bytes) else { return "?" }
         return String(describing: parsed.subject)
+    }
+}
+
+/// A leaf that limits its extended key usage must allow server authentication, as BoringSSL requires of a server
+/// (swift-certificates' RFC 5280 policy does not look at it): a client-only certificate from a trusted CA is refused.
+struct ServerAuthenticationPolicy: VerifierPolicy {
+    let verifyingCriticalExtensions: [ASN1ObjectIdentifier] = [.X509ExtensionID.extendedKeyUsage]
+
+    func chainMeetsPolicyRequirements(chain: UnverifiedCertificateChain) async -> PolicyEvaluationResult {
+        guard let leaf = chain.first else { return .meetsPolicy }
+        let usage: ExtendedKeyUsage?
+        do {
+            usage = try leaf.extensions.extendedKeyUsage
+        } catch {
+            return .failsToMeetPolicy(reason: "the leaf's extended key usage cannot be read: \(error)")
+        }
+        guard let usage else { return .meetsPolicy }
+        if usage.contains(.serverAuth) || usage.contains(.any) { return .meetsPolicy }
+        return .failsToMeetPolicy(reason: "the leaf's extended key usage does not allow server authentication")
     }
 }

@@ -81,6 +81,8 @@ final class PinnedTLSRelay: Sendable {
         /// (``mark()``) reports the relay's failure rather than AsyncHTTPClient's closed socket.
         var failures: [Origin: (serial: UInt64, error: ParleyError)] = [:]
         var serial: UInt64 = 0
+        /// Names the sockets: a listener that died is replaced by one with a new name.
+        var sockets = 0
     }
 
     private let context: NIOSSLContext
@@ -148,7 +150,8 @@ final class PinnedTLSRelay: Sendable {
                 folder = Task { try await NIOThreadPool.singleton.runIfActive { try Self.makeFolder() } }
                 state.folder = folder
             }
-            let name = "\(state.listeners.count).sock"
+            state.sockets += 1
+            let name = "\(state.sockets).sock"
             let ready = group.next().makePromise(of: Void.self)
             let task = Task { await self.serve(origin, folder: folder, name: name, ready: ready) }
             // The path is known once the folder is (`serve` sets it before the listener is ready).
@@ -190,6 +193,13 @@ final class PinnedTLSRelay: Sendable {
                 }
             }
         }
+        // An accept error (out of descriptors) ends the listener: the next request for the origin starts a new one.
+        let path = state.withLock { state -> String? in
+            guard !state.closed, let listener = state.listeners[origin] else { return nil }
+            state.listeners[origin] = nil
+            return listener.path
+        }
+        if let path { _ = try? await NIOThreadPool.singleton.runIfActive { unlink(path) } }
     }
 
     /// Connects to `origin` (TLS, checked) and copies bytes both ways until either side closes.
@@ -205,8 +215,16 @@ final class PinnedTLSRelay: Sendable {
         try? await downstream.executeThenClose { downstreamIn, downstreamOut in
             try await upstream.executeThenClose { upstreamIn, upstreamOut in
                 try await withThrowingTaskGroup(of: Void.self) { copies in
-                    copies.addTask { for try await bytes in downstreamIn { try await upstreamOut.write(bytes) } }
-                    copies.addTask { for try await bytes in upstreamIn { try await downstreamOut.write(bytes) } }
+                    // Each copy waits, at its end, until what it wrote has gone out: closing drops pending writes,
+                    // and a response read slowly would lose its tail.
+                    copies.addTask {
+                        for try await bytes in downstreamIn { try await upstreamOut.write(bytes) }
+                        try await upstream.channel.writeAndFlush(ByteBuffer())
+                    }
+                    copies.addTask {
+                        for try await bytes in upstreamIn { try await downstreamOut.write(bytes) }
+                        try await downstream.channel.writeAndFlush(ByteBuffer())
+                    }
                     // Either side's end (or failure) ends the connection: HTTP/1.1 needs no half-closed socket.
                     try await copies.next()
                     copies.cancelAll()
@@ -289,7 +307,9 @@ final class PinnedTLSRelay: Sendable {
 
     /// A new folder for the sockets, that only this user can enter.
     private static func makeFolder() throws -> String {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        // A socket's path holds at most 107 bytes: a long TMPDIR (macOS's are) falls back to /tmp.
+        let base =
+            ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty || $0.utf8.count > 64 ? nil : $0 } ?? "/tmp"
         var template =
             Array((base.hasSuffix("/") ? base : base + "/").utf8CString.dropLast()) + Array("parley-pins-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else {
@@ -365,5 +385,9 @@ private final class HandshakeWatcher: ChannelInboundHandler, RemovableChannelHan
     func channelInactive(context: ChannelHandlerContext) {
         fail(ChannelError.eof)
         context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        fail(ChannelError.ioOnClosedChannel)
     }
 }

@@ -12,6 +12,10 @@ enum TLSPeer {
     static let url = environment["PARLEY_TLS_URL"].flatMap(URL.init(string:))
     static let mutualURL = environment["PARLEY_MTLS_URL"].flatMap(URL.init(string:))
     static let tls12URL = environment["PARLEY_TLS12_URL"].flatMap(URL.init(string:))
+    /// A certificate for 127.0.0.1 from the suite's CA, for client authentication only.
+    static let clientOnlyURL = environment["PARLEY_TLS_CLIENTONLY_URL"].flatMap(URL.init(string:))
+    /// An attacker's self-signed certificate, followed by the suite's CA certificate.
+    static let forgedURL = environment["PARLEY_TLS_FORGED_URL"].flatMap(URL.init(string:))
     static let folder = environment["PARLEY_TLS_DIR"]
     /// The pins (curl's `sha256//` form without the prefix) that `scripts/start-peers` computed with openssl.
     static let leafPin = environment["PARLEY_TLS_LEAF_PIN"]
@@ -175,11 +179,45 @@ struct TLSPeerTests {
         try await strict.shutdown()
     }
 
+    @Test("a chain nothing vouches for cannot borrow a pin: unverified, only the leaf's key counts")
+    func forgedChain() async throws {
+        let caPin = try #require(TLSPeer.caPin)
+        // The attacker's server presents its own leaf, then the real CA's certificate (public, so anyone can).
+        let unverified = try client(TLSPeer.forgedURL, TLSPolicy(verifiesCertificates: false, pinnedPublicKeys: [caPin]))
+        let error = await expectParleyError(.transport) { _ = try await unverified.send(Root()) }
+        #expect(error?.serverPublicKeyPins?.count == 1, "only the leaf is listed: \(String(describing: error?.message))")
+        #expect(error?.serverPublicKeyPins?.contains(caPin) == false)
+        try await unverified.shutdown()
+        // Verified, the forged leaf has no path to the CA.
+        let verified = try client(TLSPeer.forgedURL, TLSPolicy(roots: [try TLSPeer.pem("ca.pem")], pinnedPublicKeys: [caPin]))
+        let untrusted = await expectParleyError(.transport) { _ = try await verified.send(Root()) }
+        #expect(untrusted?.message.contains("not trusted") == true, "\(String(describing: untrusted?.message))")
+        try await verified.shutdown()
+    }
+
+    @Test("a certificate for client authentication only is not trusted for a server, pinned or not")
+    func clientOnlyCertificate() async throws {
+        let ca = try TLSPeer.pem("ca.pem")
+        let pinned = try client(TLSPeer.clientOnlyURL, TLSPolicy(roots: [ca], pinnedPublicKeys: [try #require(TLSPeer.caPin)]))
+        let error = await expectParleyError(.transport) { _ = try await pinned.send(Root()) }
+        #expect(error?.message.contains("server authentication") == true, "\(String(describing: error?.message))")
+        try await pinned.shutdown()
+        let plain = try client(TLSPeer.clientOnlyURL, TLSPolicy(roots: [ca]))
+        await expectParleyError(.transport) { _ = try await plain.send(Root()) }
+        try await plain.shutdown()
+    }
+
     @Test("a pin that is not a SHA-256 digest is refused; a configuration with pins is refused for clients Parley does not make")
     func badPins() throws {
         #expect(throws: ParleyError.self) { try AsyncHTTPClientTransport(tls: TLSPolicy(pinnedPublicKeys: ["c2hvcnQ="])) }
         let pin = Data(repeating: 7, count: 32).base64EncodedString()
         #expect(throws: ParleyError.self) { try AsyncHTTPClientTransport.configuration(tls: TLSPolicy(pinnedPublicKeys: [pin])) }
+        // Pins and a proxy in the configuration: refused, not sent around the pins.
+        var proxied = AsyncHTTPClientTransport.defaultConfiguration
+        proxied.proxy = .server(host: "127.0.0.1", port: 3128)
+        #expect(throws: ParleyError.self) {
+            try AsyncHTTPClientTransport(configuration: proxied, tls: TLSPolicy(pinnedPublicKeys: [pin]))
+        }
     }
 
     @Test("URLSession on Linux trusts the system's roots only: the suite's CA is unknown to it")
