@@ -93,19 +93,13 @@ final class ScriptedMCPServer: Sendable {
     /// The port the server is listening on.
     let port: Int
     private let state: ScriptedMCPState
-    private let group: ServiceGroup
-    private let task: Task<Void, Never>
+    private let server: TestServer
 
-    private init(script: MCPScript, port: Int, state: ScriptedMCPState, group: ServiceGroup, task: Task<Void, Never>) {
+    private init(script: MCPScript, port: Int, state: ScriptedMCPState, server: TestServer) {
         self.script = script
         self.port = port
         self.state = state
-        self.group = group
-        self.task = task
-    }
-
-    deinit {
-        task.cancel()
+        self.server = server
     }
 
     /// The server's address, `http://127.0.0.1:PORT` (the MCP endpoint is its `/mcp`).
@@ -121,54 +115,23 @@ final class ScriptedMCPServer: Sendable {
 
     /// Starts a server following `script`, and returns once it accepts connections.
     static func start(_ script: MCPScript) async throws -> ScriptedMCPServer {
-        var logger = Logger(label: "parley.scripted-mcp-server")
-        logger.logLevel = .warning
         let state = ScriptedMCPState(script: script)
         let router = Router(context: BasicRequestContext.self)
         router.post("mcp") { request, _ in try await state.post(request) }
         router.get("mcp") { request, _ in state.get(request) }
         router.delete("mcp") { request, _ in state.delete(request) }
-        let (listening, continuation) = AsyncThrowingStream<Int, any Error>.makeStream()
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) },
-            logger: logger
-        )
-        var configuration = ServiceGroupConfiguration(services: [.init(service: app)], logger: logger)
-        configuration.maximumGracefulShutdownDuration = .seconds(5)
-        configuration.maximumCancellationDuration = .seconds(60)
-        let group = ServiceGroup(configuration: configuration)
-        let task = Task<Void, Never> {
-            do {
-                try await group.run()
-                continuation.finish(throwing: ScriptedMCPServerError.stoppedBeforeListening)
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        do {
-            for try await port in listening {
-                return ScriptedMCPServer(script: script, port: port, state: state, group: group, task: task)
-            }
-            throw CancellationError()
-        } catch {
-            task.cancel()
-            await task.value
-            throw error
-        }
+        let server = try await TestServer.start(router, label: "parley.scripted-mcp-server")
+        return ScriptedMCPServer(script: script, port: server.port, state: state, server: server)
     }
 
     /// Stops the server gracefully and waits until it has stopped.
     func stop() async {
-        await group.triggerGracefulShutdown()
-        await task.value
+        await server.stop()
     }
 }
 
 /// Why ``ScriptedMCPServer/start(_:)`` failed without an error of its own.
 enum ScriptedMCPServerError: Error {
-    case stoppedBeforeListening
     case missing(String)
 }
 

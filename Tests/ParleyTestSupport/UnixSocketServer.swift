@@ -1,9 +1,7 @@
 import Foundation
 import Hummingbird
-import Logging
 import NIOCore
 import Parley
-import ServiceLifecycle
 import Testing
 
 /// What the Unix-socket server answers.
@@ -16,12 +14,12 @@ struct SocketInfo: Codable, Sendable, Equatable, ResponseEncodable {
 /// A Hummingbird server listening on a Unix domain socket in a scratch folder, as the Docker daemon does.
 final class UnixSocketServer: Sendable {
     let socketPath: String
-    private let task: Task<Void, Never>
+    private let server: TestServer
     private let folder: CommandScratchFolder
 
-    private init(socketPath: String, task: Task<Void, Never>, folder: CommandScratchFolder) {
+    private init(socketPath: String, server: TestServer, folder: CommandScratchFolder) {
         self.socketPath = socketPath
-        self.task = task
+        self.server = server
         self.folder = folder
     }
 
@@ -36,8 +34,6 @@ final class UnixSocketServer: Sendable {
     static func start() async throws -> UnixSocketServer {
         let folder = try CommandScratchFolder()
         let socketPath = folder.path + "/api.sock"
-        var logger = Logger(label: "parley.unix-socket-server")
-        logger.logLevel = .warning
         let router = Router(context: BasicRequestContext.self)
         router.on("v1.43/info", method: .get) { request, _ in
             SocketInfo(path: request.uri.path, host: request.head.authority, body: nil)
@@ -46,29 +42,15 @@ final class UnixSocketServer: Sendable {
             let body = try await request.body.collect(upTo: 1 << 20)
             return SocketInfo(path: request.uri.path, host: request.head.authority, body: String(buffer: body))
         }
-        let (listening, continuation) = AsyncThrowingStream<Void, any Error>.makeStream()
-        let app = Application(
-            router: router,
-            configuration: .init(address: .unixDomainSocket(path: socketPath)),
-            onServerRunning: { _ in continuation.yield() },
-            logger: logger
+        let server = try await TestServer.start(
+            router,
+            address: .unixDomainSocket(path: socketPath),
+            label: "parley.unix-socket-server"
         )
-        let group = ServiceGroup(configuration: .init(services: [.init(service: app)], logger: logger))
-        let task = Task<Void, Never> {
-            do {
-                try await group.run()
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        for try await _ in listening { return UnixSocketServer(socketPath: socketPath, task: task, folder: folder) }
-        task.cancel()
-        throw ParleyError(.transport, "the Unix socket server stopped before it listened")
+        return UnixSocketServer(socketPath: socketPath, server: server, folder: folder)
     }
 
     func stop() async {
-        task.cancel()
-        await task.value
+        await server.stop()
     }
 }

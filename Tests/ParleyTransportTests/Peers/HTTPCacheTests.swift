@@ -199,17 +199,15 @@ private final class ToggleServer: Sendable {
     let port: Int
     /// The status `/doc` answers with.
     let status: LockedBox<Int>
-    private let task: Task<Void, Never>
+    private let server: TestServer
 
-    private init(port: Int, status: LockedBox<Int>, task: Task<Void, Never>) {
+    private init(port: Int, status: LockedBox<Int>, server: TestServer) {
         self.port = port
         self.status = status
-        self.task = task
+        self.server = server
     }
 
     static func start() async throws -> ToggleServer {
-        var logger = Logger(label: "parley.cache-origin")
-        logger.logLevel = .warning
         let status = LockedBox(200)
         let router = Router(context: BasicRequestContext.self)
         router.get("doc") { _, _ -> Response in
@@ -223,30 +221,12 @@ private final class ToggleServer: Sendable {
             return response
         }
         router.post("doc") { _, _ in Response(status: .noContent) }
-        let (listening, continuation) = AsyncThrowingStream<Int, any Error>.makeStream()
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-            onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) },
-            logger: logger
-        )
-        let group = ServiceGroup(configuration: .init(services: [.init(service: app)], logger: logger))
-        let task = Task<Void, Never> {
-            do {
-                try await group.run()
-                continuation.finish()
-            } catch {
-                continuation.finish(throwing: error)
-            }
-        }
-        for try await port in listening { return ToggleServer(port: port, status: status, task: task) }
-        task.cancel()
-        throw ParleyError(.transport, "the origin stopped before it listened")
+        let server = try await TestServer.start(router, label: "parley.cache-origin")
+        return ToggleServer(port: server.port, status: status, server: server)
     }
 
     func stop() async {
-        task.cancel()
-        await task.value
+        await server.stop()
     }
 }
 
