@@ -47,6 +47,9 @@ package struct JSONRPCConnectionState: Sendable {
         var backfill: JSONRPCBackfill?
         /// The last notification handed to it: a backfill's cursor.
         var last: JSONRPCIncoming?
+        /// Whether a notification of its method went to `incoming` while it awaited its key, the held ones being at
+        /// ``maxHeld``: it gets a gap marker after the held ones once bound.
+        var missedWhilePending = false
         let continuation: Notifications
     }
 
@@ -324,9 +327,18 @@ package struct JSONRPCConnectionState: Sendable {
     }
 
     /// Subscription `id`'s subscribe call answered `key`: its notifications (held ones first) go to it.
-    package mutating func bind(_ id: Int, key: JSONValue) -> Release {
+    ///
+    /// With `generation`, only while that connection is the current one: the answer to a subscribe call issued on a
+    /// connection that has since been replaced names a key the server has forgotten.
+    package mutating func bind(_ id: Int, key: JSONValue, generation: Int? = nil) -> Release {
+        if let generation, generation != self.generation { return Release() }
         subscriptions[id]?.key = key
-        return releaseHeld()
+        var release = releaseHeld()
+        if let subscription = subscriptions[id], subscription.missedWhilePending {
+            subscriptions[id]?.missedWhilePending = false
+            release.routed.append((id, subscription.continuation, .gap(subscription.matcher.method)))
+        }
+        return release
     }
 
     /// Removes subscription `id`: its continuation and last key, and the held notifications now routable.
@@ -360,9 +372,16 @@ package struct JSONRPCConnectionState: Sendable {
             subscriptions[id]?.last = notification
             return .subscription(id: id, subscription.continuation)
         }
-        if held.count < maxHeld, mayBelongToPending(notification) {
-            held.append(notification)
-            return .held
+        if mayBelongToPending(notification) {
+            if held.count < maxHeld {
+                held.append(notification)
+                return .held
+            }
+            // Too many held: it goes to `incoming`, and the pending subscriptions of its method learn of the gap.
+            for (id, subscription) in subscriptions
+            where subscription.key == nil && subscription.matcher.method == notification.method {
+                subscriptions[id]?.missedWhilePending = true
+            }
         }
         return .incoming
     }

@@ -227,18 +227,25 @@ package final class JSONRPCMultiplexer: Sendable {
 
     /// A notification: to the subscription it belongs to, held while a subscription of its method awaits its key, or
     /// to ``incoming``.
+    ///
+    /// Notifications are yielded under the state's lock (a yield never waits, nor calls back), so one that arrives later
+    /// cannot overtake those released before it; a subscription that fell behind is finished after the lock.
     private func notify(_ notification: JSONRPCIncoming) {
-        switch state.withLock({ $0.notification(notification) }) {
-        case .subscription(_, let continuation): deliver(notification, to: continuation)
-        case .held: break
-        case .incoming: incomingContinuation.yield(notification)
+        let behind = state.withLock { state -> JSONRPCConnectionState.Notifications? in
+            switch state.notification(notification) {
+            case .subscription(_, let continuation):
+                if case .dropped = continuation.yield(notification) { return continuation }
+            case .held: break
+            case .incoming: incomingContinuation.yield(notification)
+            }
+            return nil
         }
+        if let behind { fellBehind(behind) }
     }
 
-    /// Hands `notification` to a subscription; one whose consumer fell ``maxUnread`` behind ends with an error that
-    /// says so (dropping notifications silently would hide a gap).
-    private func deliver(_ notification: JSONRPCIncoming, to continuation: JSONRPCConnectionState.Notifications) {
-        guard case .dropped = continuation.yield(notification) else { return }
+    /// Ends a subscription whose consumer fell ``maxUnread`` behind with an error that says so (dropping
+    /// notifications silently would hide a gap). Not under the state's lock: finishing runs its termination handler.
+    private func fellBehind(_ continuation: JSONRPCConnectionState.Notifications) {
         continuation.finish(
             throwing: ParleyError(
                 .transport,
@@ -249,9 +256,30 @@ package final class JSONRPCMultiplexer: Sendable {
         )
     }
 
-    private func perform(_ release: JSONRPCConnectionState.Release) {
-        for (_, continuation, notification) in release.routed { deliver(notification, to: continuation) }
+    /// Yields what `release` hands on; called under the state's lock. Returns the subscriptions that fell behind.
+    private func hand(_ release: JSONRPCConnectionState.Release) -> [JSONRPCConnectionState.Notifications] {
+        var behind: [JSONRPCConnectionState.Notifications] = []
+        for (_, continuation, notification) in release.routed {
+            if case .dropped = continuation.yield(notification) { behind.append(continuation) }
+        }
         for notification in release.unowned { incomingContinuation.yield(notification) }
+        return behind
+    }
+
+    /// Applies `change` and hands on what it releases, under one lock.
+    private func perform(_ change: (inout JSONRPCConnectionState) -> JSONRPCConnectionState.Release) {
+        for continuation in state.withLock({ hand(change(&$0)) }) { fellBehind(continuation) }
+    }
+
+    /// Removes subscription `id`, handing on the held notifications that it released; returns its continuation and
+    /// last key.
+    private func remove(_ id: Int) -> (continuation: JSONRPCConnectionState.Notifications?, key: JSONValue?) {
+        let (continuation, key, behind) = state.withLock { state in
+            let removed = state.removeSubscription(id)
+            return (removed.continuation, removed.key, hand(removed.release))
+        }
+        for continuation in behind { fellBehind(continuation) }
+        return (continuation, key)
     }
 
     // MARK: Subscriptions
@@ -267,7 +295,7 @@ package final class JSONRPCMultiplexer: Sendable {
             try state.addSubscription(matcher, key: key, continuation: continuation)
         }
         continuation.onTermination = { [weak self] _ in _ = self?.removeSubscription(id) }
-        perform(state.withLock { $0.bind(id, key: key) })
+        perform { $0.bind(id, key: key) }
         return JSONRPCSubscription(stream: stream, key: { [weak self] in self?.key(of: id) }) { [weak self] in
             self?.removeSubscription(id)?.finish()
         }
@@ -304,16 +332,15 @@ package final class JSONRPCMultiplexer: Sendable {
         }
         do throws(ParleyError) {
             let key = try await subscribeCall()
-            perform(state.withLock { $0.bind(id, key: key) })
+            perform { $0.bind(id, key: key) }
         } catch {
             removeSubscription(id)?.finish(throwing: error)
             throw error
         }
         return JSONRPCSubscription(stream: stream, key: { [weak self] in self?.key(of: id) }) { [weak self] in
             guard let self else { return }
-            let (continuation, key, release) = state.withLock { $0.removeSubscription(id) }
+            let (continuation, key) = remove(id)
             continuation?.finish()
-            perform(release)
             guard let key, isOpen else { return }
             await unsubscribeCall(key)
         }
@@ -322,16 +349,22 @@ package final class JSONRPCMultiplexer: Sendable {
     /// Issues the subscriptions `ids` again on a new connection (``opened(_:)`` named them): each gets a gap marker,
     /// or what its backfill hook fetched, before the notifications of its new key. Returns how many were subscribed
     /// again and how many failed.
-    package func resubscribe(_ ids: [Int]) async -> (count: Int, failed: Int) {
+    /// `generation` is the connection they are issued on: when another replaces it meanwhile, the answers are
+    /// dropped (that connection's own resubscription binds its keys).
+    package func resubscribe(_ ids: [Int], generation: Int) async -> (count: Int, failed: Int) {
         var count = 0
         var failed = 0
         for id in ids {
             guard let again = state.withLock({ $0.resubscription(of: id) }) else { continue }
             do throws(ParleyError) {
                 let key = try await again.call()
+                guard self.generation == generation else {
+                    failed += 1
+                    continue
+                }
                 // Before the new key is bound, so that the new notifications (held meanwhile) come after.
                 await fillGap(of: id, backfill: again.backfill, last: again.last, marker: again.gap)
-                perform(state.withLock { $0.bind(id, key: key) })
+                perform { $0.bind(id, key: key, generation: generation) }
                 count += 1
             } catch  where error.kind == .transport {
                 // The new connection dropped too: the next one issues it again.
@@ -356,8 +389,13 @@ package final class JSONRPCMultiplexer: Sendable {
     }
 
     private func yield(_ notification: JSONRPCIncoming, to id: Int) {
-        guard let continuation = state.withLock({ $0.yield(notification, to: id) }) else { return }
-        deliver(notification, to: continuation)
+        let behind = state.withLock { state -> JSONRPCConnectionState.Notifications? in
+            guard let continuation = state.yield(notification, to: id), case .dropped = continuation.yield(notification) else {
+                return nil
+            }
+            return continuation
+        }
+        if let behind { fellBehind(behind) }
     }
 
     /// The key of subscription `id`, if it is bound.
@@ -368,16 +406,12 @@ package final class JSONRPCMultiplexer: Sendable {
     /// Removes subscription `id`; returns its continuation, to finish.
     @discardableResult
     private func removeSubscription(_ id: Int) -> JSONRPCConnectionState.Notifications? {
-        let (continuation, _, release) = state.withLock { $0.removeSubscription(id) }
-        perform(release)
-        return continuation
+        remove(id).continuation
     }
 
     /// Removes subscription `id`; returns its last key.
     private func removeSubscriptionKey(_ id: Int) -> JSONValue? {
-        let (_, key, release) = state.withLock { $0.removeSubscription(id) }
-        perform(release)
-        return key
+        remove(id).key
     }
 }
 

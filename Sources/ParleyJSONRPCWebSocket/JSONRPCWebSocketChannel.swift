@@ -351,7 +351,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     private func resubscribe(_ ids: [Int], generation: Int) {
         guard !ids.isEmpty else { return }
         Task {
-            let (count, failed) = await multiplexer.resubscribe(ids)
+            let (count, failed) = await multiplexer.resubscribe(ids, generation: generation)
             eventsContinuation.yield(.resubscribed(generation: generation, count: count, failed: failed))
         }
     }

@@ -130,7 +130,8 @@ struct JSONRPCConnectionStateTests {
         #expect(state.heldCount == 2, "the third is over the limit: to incoming")
         #expect(isIncoming(state.notification(JSONRPCIncoming(method: "log", params: nil))))
         let release = state.bind(id, key: "s1")
-        #expect(release.routed.map(\.id) == [id])
+        #expect(release.routed.map(\.id) == [id, id])
+        #expect(release.routed.map(\.notification.isGap) == [false, true], "the held one, then a gap for the one lost")
         #expect(release.unowned.count == 1, "held for a key that turned out to be another's")
         guard
             case .subscription(let owner, _) = state.notification(JSONRPCIncoming(method: "tick", params: ["subscription": "s1"]))
@@ -160,6 +161,24 @@ struct JSONRPCConnectionStateTests {
         #expect(resubscription.last?.params == [41])
         #expect(resubscription.gap.isGap)
         #expect(state.resubscription(of: watched) == nil)
+        // The answer of a resubscription issued on a connection since replaced binds nothing.
+        let issuedOn = state.generation
+        _ = state.connectionLost(reason: "dropped again")
+        _ = state.opened(Self.write)
+        _ = state.bind(subscription, key: "stale", generation: issuedOn)
+        #expect(state.key(of: subscription) == nil)
+        _ = state.bind(subscription, key: "k3", generation: state.generation)
+        #expect(state.key(of: subscription) == "k3")
+    }
+
+    @Test("a held overflow without a gap: within the limit, no gap marker is added")
+    func noGapWithinLimit() throws {
+        var state = JSONRPCConnectionState(writer: Self.write, maxHeld: 4)
+        let (_, continuation) = AsyncThrowingStream.makeStream(of: JSONRPCIncoming.self)
+        let id = try state.addSubscription(.parameter("subscription", of: "tick"), continuation: continuation)
+        _ = state.notification(JSONRPCIncoming(method: "tick", params: ["subscription": "s1"]))
+        let release = state.bind(id, key: "s1")
+        #expect(release.routed.map(\.notification.isGap) == [false])
     }
 
     @Test("the peer's requests: at most the limit at once; a finished one frees its slot")

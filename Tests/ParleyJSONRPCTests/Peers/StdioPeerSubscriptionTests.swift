@@ -12,17 +12,26 @@ private actor HoldGate {
     private(set) var mostRunning = 0
     private(set) var handled = 0
     private var isOpen = false
+    /// Opens once this many are held (``open(whenRunning:)``).
+    private var openAt: Int?
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
     func hold() async {
         running += 1
         mostRunning = max(mostRunning, running)
+        if let openAt, running >= openAt { open() }
         if !isOpen { await withCheckedContinuation { waiting.append($0) } }
         running -= 1
         handled += 1
     }
 
-    func open() {
+    /// Opens once `count` handlers are held: the refusals can reach the peer before the last handlers of the limit
+    /// have started (a busy machine), and none may finish before they all have.
+    func open(whenRunning count: Int) {
+        if running >= count { open() } else { openAt = count }
+    }
+
+    private func open() {
         isOpen = true
         for continuation in waiting { continuation.resume() }
         waiting = []
@@ -109,10 +118,11 @@ struct StdioPeerSubscriptionTests {
             return numbers.first ?? -1
         }
         let channel = try StdioPeer.launch(.contentLength, router: router)
-        // The peer notifies flood_release once the 76 refusals reached it: the held handlers may then finish.
+        // The peer notifies flood_release once the 76 refusals reached it: the held handlers may then finish, once all
+        // 1,024 have started.
         let releaser = Task {
             for await notification in channel.incoming where notification.method == "flood_release" {
-                await gate.open()
+                await gate.open(whenRunning: 1024)
                 return
             }
         }
