@@ -50,6 +50,8 @@ package struct JSONRPCConnectionState: Sendable {
         /// Whether a notification of its method went to `incoming` while it awaited its key, the held ones being at
         /// ``maxHeld``: it gets a gap marker after the held ones once bound.
         var missedWhilePending = false
+        /// The sizes of what its stream holds unread.
+        var unread = UnreadSizes()
         let continuation: Notifications
     }
 
@@ -356,6 +358,14 @@ package struct JSONRPCConnectionState: Sendable {
     ) -> (call: SubscribeCall, backfill: JSONRPCBackfill?, last: JSONRPCIncoming?, gap: JSONRPCIncoming)? {
         guard let subscription = subscriptions[id], let call = subscription.subscribeCall else { return nil }
         return (call, subscription.backfill, subscription.last, .gap(subscription.matcher.method))
+    }
+
+    /// Subscription `id`'s stream took a notification of `size` bytes and now holds `held`: whether what it holds
+    /// unread is over `maxBytes`.
+    package mutating func delivered(_ size: Int, to id: Int, held: Int, maxBytes: Int) -> Bool {
+        guard subscriptions[id] != nil else { return false }
+        subscriptions[id]?.unread.yielded(size, held: held)
+        return (subscriptions[id]?.unread.bytes ?? 0) > maxBytes && held > 1
     }
 
     /// Hands `notification` (a gap marker, or a backfilled one) to subscription `id`: its continuation.

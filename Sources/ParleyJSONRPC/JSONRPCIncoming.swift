@@ -8,10 +8,14 @@ public struct JSONRPCIncoming: Sendable {
     public let params: JSONValue?
     /// The id, for a request; `nil` for a notification.
     public let id: JSONValue?
-    /// A gap marker, not a message: the subscription was issued again after the connection dropped, and notifications
-    /// may have been missed between the element before this one and the next (a subscription without a backfill
-    /// hook reports the gap this way). Its `method` is the subscription's, its `params` `nil`.
+    /// A gap marker, not a message: notifications may have been missed between the element before this one and the
+    /// next. The subscription was issued again after the connection dropped (one without a backfill hook reports the
+    /// gap this way), or more notifications of its method arrived before its key than could be held for it. Its
+    /// `method` is the subscription's, its `params` `nil`.
     public let isGap: Bool
+    /// The size of the message it came in (0 when Parley did not read it from the peer): what it weighs in the unread
+    /// budgets.
+    package var byteCount = 0
 
     /// A message (for a backfill hook, which hands back the notifications a subscription missed).
     public init(method: String, params: JSONValue?, id: JSONValue? = nil) {

@@ -19,20 +19,28 @@ package final class JSONRPCMultiplexer: Sendable {
     private let router: JSONRPCRouter
     /// The peer's requests being handled, for its cancellations.
     private let requests = JSONRPCRequestTasks()
-    private let incomingContinuation: AsyncStream<JSONRPCIncoming>.Continuation
+    private let unread: UnreadNotifications
     package let incoming: AsyncStream<JSONRPCIncoming>
     /// The most unread notifications a subscription (or ``incoming``) keeps.
     package let maxUnread: Int
+    /// The most bytes of unread notifications a subscription (or ``incoming``) keeps (a notification weighs what its
+    /// message did; one larger than this is kept alone).
+    package let maxUnreadBytes: Int
 
     /// A multiplexer for a connection being opened, or (with `writer`) one that is open.
-    package init(router: JSONRPCRouter?, writer: Writer? = nil, maxUnread: Int = 4096, maxPeerRequests: Int = 1024) {
+    package init(
+        router: JSONRPCRouter?,
+        writer: Writer? = nil,
+        maxUnread: Int = 4096,
+        maxUnreadBytes: Int = 32 << 20,
+        maxPeerRequests: Int = 1024
+    ) {
         self.router = router ?? JSONRPCRouter()
         self.maxUnread = maxUnread
+        self.maxUnreadBytes = maxUnreadBytes
         state = LockedState(JSONRPCConnectionState(writer: writer, maxPeerRequests: maxPeerRequests))
-        (incoming, incomingContinuation) = AsyncStream.makeStream(
-            of: JSONRPCIncoming.self,
-            bufferingPolicy: .bufferingNewest(maxUnread)
-        )
+        unread = UnreadNotifications(maxCount: maxUnread, maxBytes: maxUnreadBytes)
+        incoming = unread.stream
     }
 
     package var isOpen: Bool { state.withLock { $0.isOpen } }
@@ -64,9 +72,9 @@ package final class JSONRPCMultiplexer: Sendable {
         for waiter in closing.writerWaiters { waiter.resume() }
         let lost = JSONRPCConnectionState.lost(reason: reason)
         for continuation in closing.answers { continuation.resume(throwing: lost) }
-        for notification in closing.held { incomingContinuation.yield(notification) }
+        for notification in closing.held { unread.push(notification) }
         for continuation in closing.subscriptions { continuation.finish(throwing: closing.failure) }
-        incomingContinuation.finish()
+        unread.finish()
     }
 
     // MARK: Calls
@@ -194,7 +202,9 @@ package final class JSONRPCMultiplexer: Sendable {
         }
         if case .object(let members) = parsed, case .string(let method)? = members["method"], members["id"] == nil {
             requests.cancel(method: method, params: members["params"], using: router.cancellations)
-            notify(JSONRPCIncoming(method: method, params: members["params"], id: nil))
+            var notification = JSONRPCIncoming(method: method, params: members["params"], id: nil)
+            notification.byteCount = message.count
+            notify(notification)
             return nil
         }
         guard state.withLock({ $0.peerRequestStarted() }) else {
@@ -233,14 +243,31 @@ package final class JSONRPCMultiplexer: Sendable {
     private func notify(_ notification: JSONRPCIncoming) {
         let behind = state.withLock { state -> JSONRPCConnectionState.Notifications? in
             switch state.notification(notification) {
-            case .subscription(_, let continuation):
-                if case .dropped = continuation.yield(notification) { return continuation }
+            case .subscription(let id, let continuation):
+                if give(notification, to: id, continuation, in: &state) { return continuation }
             case .held: break
-            case .incoming: incomingContinuation.yield(notification)
+            case .incoming: unread.push(notification)
             }
             return nil
         }
         if let behind { fellBehind(behind) }
+    }
+
+    /// Yields `notification` to subscription `id` (under the state's lock); whether it fell behind: its consumer
+    /// left ``maxUnread`` notifications, or ``maxUnreadBytes``, unread.
+    private func give(
+        _ notification: JSONRPCIncoming,
+        to id: Int,
+        _ continuation: JSONRPCConnectionState.Notifications,
+        in state: inout JSONRPCConnectionState
+    ) -> Bool {
+        switch continuation.yield(notification) {
+        case .dropped: return true
+        case .enqueued(let remaining):
+            return state.delivered(notification.byteCount, to: id, held: maxUnread - remaining, maxBytes: maxUnreadBytes)
+        case .terminated: return false
+        @unknown default: return false
+        }
     }
 
     /// Ends a subscription whose consumer fell ``maxUnread`` behind with an error that says so (dropping
@@ -249,7 +276,8 @@ package final class JSONRPCMultiplexer: Sendable {
         continuation.finish(
             throwing: ParleyError(
                 .transport,
-                "The subscription's consumer fell behind: more than \(maxUnread) notifications waited unread, so the "
+                "The subscription's consumer fell behind: more than \(maxUnread) notifications (or \(maxUnreadBytes >> 20) MiB "
+                    + "of them) waited unread, so the "
                     + "subscription ended rather than drop them unnoticed. Read it faster (hand slow work to another task), "
                     + "then subscribe again and backfill what was missed."
             )
@@ -257,18 +285,25 @@ package final class JSONRPCMultiplexer: Sendable {
     }
 
     /// Yields what `release` hands on; called under the state's lock. Returns the subscriptions that fell behind.
-    private func hand(_ release: JSONRPCConnectionState.Release) -> [JSONRPCConnectionState.Notifications] {
+    private func hand(
+        _ release: JSONRPCConnectionState.Release,
+        in state: inout JSONRPCConnectionState
+    ) -> [JSONRPCConnectionState.Notifications] {
         var behind: [JSONRPCConnectionState.Notifications] = []
-        for (_, continuation, notification) in release.routed {
-            if case .dropped = continuation.yield(notification) { behind.append(continuation) }
+        for (id, continuation, notification) in release.routed where give(notification, to: id, continuation, in: &state) {
+            behind.append(continuation)
         }
-        for notification in release.unowned { incomingContinuation.yield(notification) }
+        for notification in release.unowned { unread.push(notification) }
         return behind
     }
 
     /// Applies `change` and hands on what it releases, under one lock.
     private func perform(_ change: (inout JSONRPCConnectionState) -> JSONRPCConnectionState.Release) {
-        for continuation in state.withLock({ hand(change(&$0)) }) { fellBehind(continuation) }
+        let behind = state.withLock { state in
+            let release = change(&state)
+            return hand(release, in: &state)
+        }
+        for continuation in behind { fellBehind(continuation) }
     }
 
     /// Removes subscription `id`, handing on the held notifications that it released; returns its continuation and
@@ -276,7 +311,7 @@ package final class JSONRPCMultiplexer: Sendable {
     private func remove(_ id: Int) -> (continuation: JSONRPCConnectionState.Notifications?, key: JSONValue?) {
         let (continuation, key, behind) = state.withLock { state in
             let removed = state.removeSubscription(id)
-            return (removed.continuation, removed.key, hand(removed.release))
+            return (removed.continuation, removed.key, hand(removed.release, in: &state))
         }
         for continuation in behind { fellBehind(continuation) }
         return (continuation, key)
@@ -390,9 +425,8 @@ package final class JSONRPCMultiplexer: Sendable {
 
     private func yield(_ notification: JSONRPCIncoming, to id: Int) {
         let behind = state.withLock { state -> JSONRPCConnectionState.Notifications? in
-            guard let continuation = state.yield(notification, to: id), case .dropped = continuation.yield(notification) else {
-                return nil
-            }
+            guard let continuation = state.yield(notification, to: id), give(notification, to: id, continuation, in: &state)
+            else { return nil }
             return continuation
         }
         if let behind { fellBehind(behind) }

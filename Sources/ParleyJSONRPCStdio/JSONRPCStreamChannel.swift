@@ -23,7 +23,7 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
     ///
     /// One stream for the channel, with one consumer: two tasks iterating it share its notifications (each gets some),
     /// they do not each get all. To fan out, iterate it in one task and hand each notification on. It keeps the newest
-    /// 4096 unread notifications: a channel whose notifications nobody reads does not grow without bound.
+    /// 4096 unread notifications, 32 MiB at most: a channel whose notifications nobody reads does not grow without bound.
     public var incoming: AsyncStream<JSONRPCIncoming> { multiplexer.incoming }
 
     /// A channel reading messages from `input` and writing them to `output`.
@@ -140,7 +140,7 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
     /// for try await tick in ticks { print(tick.params ?? .null) }
     /// ```
     ///
-    /// A subscription keeps at most 4096 unread notifications: one whose consumer falls further behind ends with
+    /// A subscription keeps at most 4096 unread notifications (32 MiB): one whose consumer falls further behind ends with
     /// ``/Parley/ParleyError/Kind/transport`` rather than drop notifications unnoticed.
     ///
     /// - Throws: The subscribe call's failure (a `ParleyError` of kind `jsonRPCError` when the peer refused).

@@ -71,8 +71,8 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     ///
     /// One stream for the channel, with one consumer: two tasks iterating it share its notifications (each gets some),
     /// they do not each get all. To fan out, iterate it in one task and hand each notification on, or make a
-    /// ``subscribe(_:notifications:unsubscribe:backfill:)`` per interest. It keeps the newest 4096 unread notifications:
-    /// a channel whose notifications nobody reads does not grow without bound.
+    /// ``subscribe(_:notifications:unsubscribe:backfill:)`` per interest. It keeps the newest 4096 unread notifications
+    /// (32 MiB at most): a channel whose notifications nobody reads does not grow without bound.
     public var incoming: AsyncStream<JSONRPCIncoming> { multiplexer.incoming }
 
     /// What the connection does (the newest 256 events are kept for a slow reader).
@@ -186,7 +186,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     /// )
     /// ```
     ///
-    /// A subscription keeps at most 4096 unread notifications: one whose consumer falls further behind ends with
+    /// A subscription keeps at most 4096 unread notifications (32 MiB): one whose consumer falls further behind ends with
     /// ``/Parley/ParleyError/Kind/transport`` rather than drop notifications unnoticed.
     ///
     /// - Throws: The subscribe call's failure (a `ParleyError` of kind `jsonRPCError` when the server refused).
