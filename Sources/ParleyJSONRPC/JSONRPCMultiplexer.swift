@@ -68,13 +68,18 @@ package final class JSONRPCMultiplexer: Sendable {
 
     /// Fails every pending call with `reason` and ends ``incoming`` and every subscription; later calls fail at once.
     package func close(reason: String) {
-        guard let closing = state.withLock({ $0.close(reason: reason) }) else { return }
+        // The held notifications go to `incoming`, and it ends, under the lock: one routed meanwhile cannot overtake them.
+        let closed = state.withLock { state -> JSONRPCConnectionState.Closing? in
+            guard let closing = state.close(reason: reason) else { return nil }
+            for notification in closing.held { unread.push(notification) }
+            unread.finish()
+            return closing
+        }
+        guard let closing = closed else { return }
         for waiter in closing.writerWaiters { waiter.resume() }
         let lost = JSONRPCConnectionState.lost(reason: reason)
         for continuation in closing.answers { continuation.resume(throwing: lost) }
-        for notification in closing.held { unread.push(notification) }
         for continuation in closing.subscriptions { continuation.finish(throwing: closing.failure) }
-        unread.finish()
     }
 
     // MARK: Calls
@@ -389,7 +394,12 @@ package final class JSONRPCMultiplexer: Sendable {
     package func resubscribe(_ ids: [Int], generation: Int) async -> (count: Int, failed: Int) {
         var count = 0
         var failed = 0
-        for id in ids {
+        for (index, id) in ids.enumerated() {
+            // A newer connection issues the rest itself: a call made now could be sent on it, and its key never bound.
+            guard state.withLock({ $0.isOpen && $0.generation == generation }) else {
+                failed += ids.count - index
+                break
+            }
             guard let again = state.withLock({ $0.resubscription(of: id) }) else { continue }
             do throws(ParleyError) {
                 let key = try await again.call()
@@ -399,8 +409,12 @@ package final class JSONRPCMultiplexer: Sendable {
                 }
                 // Before the new key is bound, so that the new notifications (held meanwhile) come after.
                 await fillGap(of: id, backfill: again.backfill, last: again.last, marker: again.gap)
-                perform { $0.bind(id, key: key, generation: generation) }
-                count += 1
+                var bound = false
+                perform { state in
+                    bound = state.generation == generation
+                    return state.bind(id, key: key, generation: generation)
+                }
+                if bound { count += 1 } else { failed += 1 }
             } catch  where error.kind == .transport {
                 // The new connection dropped too: the next one issues it again.
                 failed += 1

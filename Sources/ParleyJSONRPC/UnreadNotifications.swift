@@ -5,8 +5,10 @@ import Parley
 /// (`AsyncStream(unfolding:)`), so a notification's bytes are given back as soon as the consumer takes it.
 package final class UnreadNotifications: Sendable {
     private struct State {
-        var items: [JSONRPCIncoming] = []
-        /// The index of the oldest unread item in `items` (taken ones are cleared in batches).
+        /// The unread ones from `head` on; the slots before it are emptied as they are taken (and dropped in batches),
+        /// so that a taken or dropped notification's memory goes at once.
+        var items: [JSONRPCIncoming?] = []
+        /// The index of the oldest unread item in `items`.
         var head = 0
         var bytes = 0
         var waiters: [CheckedContinuation<JSONRPCIncoming?, Never>] = []
@@ -16,8 +18,8 @@ package final class UnreadNotifications: Sendable {
         var count: Int { items.count - head }
 
         mutating func popFirst() -> JSONRPCIncoming? {
-            guard head < items.count else { return nil }
-            let first = items[head]
+            guard head < items.count, let first = items[head] else { return nil }
+            items[head] = nil
             head += 1
             bytes -= first.byteCount
             if head >= 64, head * 2 >= items.count {

@@ -81,6 +81,17 @@ struct UnreadBudgetTests {
         multiplexer.close(reason: "done")
     }
 
+    @Test("resubscribing for a connection already replaced issues nothing: the newer connection issues them")
+    func resubscribeForReplacedConnection() async {
+        let multiplexer = JSONRPCMultiplexer(router: nil)
+        let (generation, _) = multiplexer.opened(Self.write)
+        multiplexer.connectionLost(reason: "dropped")
+        _ = multiplexer.opened(Self.write)
+        let (count, failed) = await multiplexer.resubscribe([1, 2, 3], generation: generation)
+        #expect(count == 0 && failed == 3)
+        multiplexer.close(reason: "done")
+    }
+
     @Test("the unread sizes follow the stream: what it no longer holds was read, oldest first")
     func unreadSizes() {
         var sizes = UnreadSizes()
