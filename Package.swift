@@ -31,6 +31,8 @@ let testDependencies: [Target.Dependency] = [
     .product(name: "Hummingbird", package: "hummingbird"),
     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
     .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOPosix", package: "swift-nio"),
+    .product(name: "NIOSSL", package: "swift-nio-ssl"),
     .product(name: "WSClient", package: "swift-websocket"),
 ]
 

@@ -5,6 +5,14 @@ import NIOHTTP1
 public import OpenAPIRuntime
 public import Parley
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 #if canImport(FoundationEssentials)
     public import FoundationEssentials
 #else
@@ -132,15 +140,44 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         // A pinned client's https request: AsyncHTTPClient speaks HTTP/1.1 to the relay's socket for the origin, and the
         // relay makes (and checks) the TLS connection. A connection the relay refused fails the request with the
         // relay's reason (an unpinned key, an untrusted chain), not with the closed socket AsyncHTTPClient saw.
-        let mark = pinnedRelay.mark()
         let relayURL = try await pinnedRelay.url(for: target.origin, pathAndQuery: target.pathAndQuery)
+        var mark = pinnedRelay.mark()
         do {
             return try await execute(request, body: body, url: relayURL, host: target.authority, headLimit: headLimit)
         } catch {
             // Only for a connection that closed under AsyncHTTPClient: a cancellation or a timeout is the call's own.
             if let error = error as? ParleyError, error.kind == .cancelled || error.kind == .timeout { throw error }
-            throw pinnedRelay.failure(of: target.origin, since: mark) ?? error
+            if let refusal = pinnedRelay.failure(of: target.origin, since: mark) { throw refusal }
+            // The connection guard cannot see a relayed connection's server close it while idle (it reads TCP state, and
+            // this is a Unix socket), so a request can be written just as that happens and fail unanswered. An
+            // idempotent one whose body can be read again is sent once more on a new connection, as RFC 9110 (9.2.2)
+            // lets a client do; any other fails as it did.
+            let idempotent = CallContext.current?.isIdempotent ?? request.method.isIdempotent
+            guard idempotent, body.map({ $0.iterationBehavior == .multiple }) ?? true, !Task.isCancelled,
+                Self.closedUnanswered(error)
+            else { throw error }
+            mark = pinnedRelay.mark()
+            do {
+                return try await execute(request, body: body, url: relayURL, host: target.authority, headLimit: headLimit)
+            } catch {
+                if let error = error as? ParleyError, error.kind == .cancelled || error.kind == .timeout { throw error }
+                throw pinnedRelay.failure(of: target.origin, since: mark) ?? error
+            }
         }
+    }
+
+    /// Whether `error` says the connection closed before any of the response arrived.
+    private static func closedUnanswered(_ error: any Error) -> Bool {
+        let underlying = (error as? ParleyError)?.underlying ?? error
+        if let error = underlying as? HTTPClientError { return error == .remoteConnectionClosed }
+        if let error = underlying as? IOError { return error.errnoCode == EPIPE || error.errnoCode == ECONNRESET }
+        if let error = underlying as? ChannelError {
+            switch error {
+            case .eof, .ioOnClosedChannel, .outputClosed: return true
+            default: return false
+            }
+        }
+        return false
     }
 
     /// Whether the request (to `url`) is an `https` one.
