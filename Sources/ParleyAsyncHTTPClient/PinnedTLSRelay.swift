@@ -182,6 +182,12 @@ final class PinnedTLSRelay: Sendable {
                     }
                 }
         } catch {
+            // This request fails with the reason; the next one tries again (a new folder if this one was not made).
+            let folderFailed = (try? await folder.value) == nil
+            state.withLock { state in
+                state.listeners[origin] = nil
+                if folderFailed, state.folder == folder { state.folder = nil }
+            }
             ready.fail(error)
             return
         }
