@@ -193,4 +193,61 @@ struct RequestCoalescingTests {
         try await client.shutdown()
         await server.stop()
     }
+
+    @Test(
+        "each caller keeps its own head deadline: a shorter one fails alone, a longer one outlives the first caller's",
+        arguments: TransportKind.allCases
+    )
+    func ownDeadlines(transport: TransportKind) async throws {
+        let server = try await DemoServer.start()
+        let joins = Joins()
+        let gate = RequestGate()
+        let coalescing = RequestCoalescingMiddleware(
+            ignoredFields: RequestCoalescingMiddleware.defaultIgnoredFields,
+            maxSharedBodySize: 1024 * 1024,
+            joined: { joins.joined() }
+        )
+        // Two clients sharing one coalescing middleware: the same requests, different response head limits.
+        func client(headTimeout: Duration) throws -> Client {
+            var configuration = Client.Configuration()
+            configuration.responseHeadTimeout = headTimeout
+            return Client(
+                baseURL: try #require(URL(string: server.baseURL)),
+                transport: transport.makeTransport(),
+                middlewares: [coalescing, gate],
+                configuration: configuration
+            )
+        }
+        let short = try client(headTimeout: .milliseconds(300))
+        let long = try client(headTimeout: .seconds(30))
+        let slow = SlowAnswer(query: ["ms": "1500"])
+        var arrivals = gate.arrivals.makeAsyncIterator()
+
+        // The short one sends, the long one joins: the short one's head deadline passes, the long one sends again
+        // under its own and gets the answer.
+        let first = Task { try await short.send(slow) }
+        _ = await arrivals.next()
+        let second = Task { try await long.send(slow) }
+        await joins.wait(until: 1)
+        gate.open()
+        await expectParleyError(.timeout) { _ = try await first.value }
+        #expect(try await second.value["slept"] == 1500)
+
+        // The long one sends, the short one joins: the short one fails at its own deadline, not the long one's.
+        let leader = Task { try await long.send(slow) }
+        _ = await arrivals.next()
+        let follower = Task { try await short.send(slow) }
+        await joins.wait(until: 2)
+        await expectParleyError(.timeout) { _ = try await follower.value }
+        #expect(try await leader.value["slept"] == 1500)
+        try await short.shutdown()
+        try await long.shutdown()
+        await server.stop()
+    }
+}
+
+private struct SlowAnswer: Endpoint {
+    typealias Response = JSONValue
+    var path: Path = "/slow"
+    var query: Query
 }

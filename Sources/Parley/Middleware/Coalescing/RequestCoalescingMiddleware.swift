@@ -20,8 +20,9 @@ public import OpenAPIRuntime
 /// an answer meant for another), but for the fields in ``ignoredFields`` (trace context and request ids, different
 /// for every call). Requests with a body are never shared. The shared request runs in the task of the first caller;
 /// a caller that stops waiting (cancelled, or its deadline passed) leaves at once, and the request goes on for the
-/// others. When the first caller is the one cancelled, the request is cancelled with it and the next waiting caller
-/// sends it again, so the last one waiting decides. A response body larger than ``maxSharedBodySize`` is not shared:
+/// others. When the first caller is the one cancelled, or its own deadline passes, the request ends with it and the
+/// next waiting caller sends it again, so the last one waiting decides. Each caller waits within its own response head
+/// limit (``Client/Configuration/responseHeadTimeout``, or its endpoint's timeout), never the first one's. A response body larger than ``maxSharedBodySize`` is not shared:
 /// the first caller streams it, and the others send their own requests (so does an event stream). Errors are shared
 /// like responses.
 ///
@@ -78,7 +79,7 @@ public final class RequestCoalescingMiddleware: ClientMiddleware, Sendable {
             }
             if isFirst { return try await lead(flight, key: key, request, baseURL: baseURL, next: next) }
             joined?()
-            switch try await flight.outcome() {
+            switch try await Self.wait(for: flight) {
             case .response(let response, let bytes):
                 return (response, HTTPBody(bytes))
             case .failure(let error):
@@ -132,8 +133,20 @@ public final class RequestCoalescingMiddleware: ClientMiddleware, Sendable {
             finish(.response(response, bytes))
             return (response, HTTPBody(bytes))
         } catch {
-            finish(Task.isCancelled ? .abandoned : .failure(error))
+            // A deadline is the first caller's own (its head or idle timeout, its call's timeout): the others do not
+            // inherit it, they send the request again under theirs, as when it was cancelled.
+            let ownDeadline = Task.isCancelled || (error as? ParleyError)?.kind == .timeout
+            finish(ownDeadline ? .abandoned : .failure(error))
             throw error
+        }
+    }
+
+    /// Waits for `flight`'s outcome within the caller's own response head limit (``CallScope/headTimeout``): a caller
+    /// with a shorter limit than the first one's does not wait for the first one's. Its call's own timeout cancels it.
+    private static func wait(for flight: Flight) async throws -> Flight.Outcome {
+        guard let limit = CallScope.current?.headTimeout else { return try await flight.outcome() }
+        return try await Deadline.run(within: limit, expired: { HeadDeadline.expired(limit) }) {
+            try await flight.outcome()
         }
     }
 
