@@ -12,6 +12,8 @@ enum ProxyPeers {
     static let tinyproxy = environment["PARLEY_TINYPROXY_URL"]
     static let tinyproxyLog = environment["PARLEY_TINYPROXY_LOG"]
     static let tinyproxyAuth = environment["PARLEY_TINYPROXY_AUTH_URL"]
+    /// A tinyproxy that allows `CONNECT` to port 443 only, as Squid's stock configuration does.
+    static let tinyproxyConnect443 = environment["PARLEY_TINYPROXY_CONNECT_443_URL"]
     static let tinyproxyAuthLog = environment["PARLEY_TINYPROXY_AUTH_LOG"]
     static let socks = environment["PARLEY_SOCKS_URL"]
     static let socksLog = environment["PARLEY_SOCKS_LOG"]
@@ -186,6 +188,35 @@ struct ProxyPeerTests {
         }
         try await refused.shutdown()
         try await mistaken.shutdown()
+        await server.stop()
+    }
+
+    /// Known limitation: AsyncHTTPClient 1.37.0 tunnels plain `http` through an HTTP proxy with `CONNECT` instead of
+    /// sending the request in absolute form (RFC 9112, 3.2.2), so a proxy that allows `CONNECT` to port 443 only refuses
+    /// what `curl -x` gets through. This test fails the day AsyncHTTPClient sends absolute-form requests: then drop the
+    /// limitation from the README and the Transports article
+    /// (docs/upstream/async-http-client-http-proxy-connect.md).
+    @Test(
+        "known limitation: plain http goes through CONNECT, which a proxy allowing CONNECT to 443 only refuses; curl -x gets through"
+    )
+    func plainHTTPIsTunnelled() async throws {
+        let server = try await DemoServer.start()
+        let proxyURL = try #require(ProxyPeers.tinyproxyConnect443)
+        let client = try client(ProxySettings(try #require(Proxy(url: proxyURL))), server)
+        let error = await expectParleyError(.transport) { _ = try await client.send(EchoEndpoint(path: "/echo/absolute-form")) }
+        #expect(error?.message.contains("refused to open a tunnel") == true, "\(String(describing: error))")
+        // curl sends `GET http://127.0.0.1:PORT/echo/absolute-form HTTP/1.1` to the proxy, which forwards it.
+        let scratch = try CommandScratchFolder()
+        let out = scratch.path + "/curl.out"
+        _ = try await runToEnd(
+            "/usr/bin/curl",
+            ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-x", proxyURL, server.baseURL + "/echo/absolute-form"],
+            output: out,
+            error: out
+        )
+        let status = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(status == "200", "curl -x through the same proxy answered \(status)")
+        try await client.shutdown()
         await server.stop()
     }
 
