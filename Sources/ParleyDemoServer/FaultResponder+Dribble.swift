@@ -33,10 +33,11 @@ extension FaultResponder {
         }
     }
 
-    /// `/dribble-body?interval=MS`: a whole head (`Content-Length: 1000000`), then the body one byte every
-    /// `interval`, until the client closes.
+    /// `/dribble-body?interval=MS`: a whole head (`Content-Length: 1000000`, cacheable for a minute, so that a
+    /// client's cache meets it too), then the body one byte every `interval`, until the client closes.
     static func dribbleBody(every interval: TimeAmount, on channel: any Channel) {
-        Self.write(Self.head("200 OK", ["Content-Type": "application/octet-stream", "Content-Length": "1000000"]), on: channel)
+        let fields = ["Content-Type": "application/octet-stream", "Content-Length": "1000000", "Cache-Control": "max-age=60"]
+        Self.write(Self.head("200 OK", fields), on: channel)
         let count = NIOLockedValueBox(0)
         Self.dribble(every: interval, on: channel) {
             count.withLockedValue { count in

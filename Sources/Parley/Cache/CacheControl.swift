@@ -26,13 +26,11 @@ struct CacheControl: Sendable, Equatable {
     /// Whether `name` is present.
     func has(_ name: String) -> Bool { directives[name] != nil }
 
-    /// The seconds of `name` (`max-age=60`); `nil` when absent or not a number (then treated as absent). Large values
-    /// clamp to a day short of a year's worth of seconds times a hundred (no overflow).
+    /// The seconds of `name` (`max-age=60`); `nil` when absent or not a number (then treated as absent). A value
+    /// beyond 2^31 counts as 2^31 (``HeaderNumber/deltaSeconds(_:)``, RFC 9111 section 1.2.2).
     func seconds(_ name: String) -> Int? {
-        guard let argument = directives[name], let text = argument, !text.isEmpty, text.allSatisfy(\.isASCII),
-            text.allSatisfy(\.isNumber)
-        else { return nil }
-        return Int(text.prefix(10)).map { min($0, 3_153_600_000) }
+        guard let argument = directives[name], let text = argument else { return nil }
+        return HeaderNumber.deltaSeconds(text)
     }
 
     var noStore: Bool { has("no-store") }

@@ -35,11 +35,35 @@ public final class DiskCacheStore: HTTPCacheStore {
             guard let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int,
                 size <= self.maxSize, let data = try? Data(contentsOf: file)
             else { return [] }
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .secondsSince1970
-            guard let saved = try? decoder.decode(Saved.self, from: data), saved.key == key else { return [] }
-            return saved.responses
+            switch Self.decode(data, key: key) {
+            case .responses(let responses): return responses
+            case .otherKey: return []
+            case .invalid:
+                // A file changed behind the store's back (or cut short) is a miss, and goes.
+                try? FileManager.default.removeItem(at: file)
+                return []
+            }
         }
+    }
+
+    /// What a file holds.
+    enum Contents {
+        /// The responses of the key asked for, each ``CachedResponse/isValid``.
+        case responses([CachedResponse])
+        /// The responses of another key whose file name is the same (a hash collision): left alone.
+        case otherKey
+        /// Not a file of the store, or one with an entry no response could have.
+        case invalid
+    }
+
+    /// Decodes a file's `data` for `key`: a file is input like a server's bytes, validated whole.
+    static func decode(_ data: Data, key: String) -> Contents {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        guard let saved = try? decoder.decode(Saved.self, from: data), saved.responses.allSatisfy(\.isValid) else {
+            return .invalid
+        }
+        return saved.key == key ? .responses(saved.responses) : .otherKey
     }
 
     /// Stores `responses` under `key`, then removes the oldest files beyond ``maxSize``.

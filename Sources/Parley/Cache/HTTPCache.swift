@@ -23,6 +23,13 @@ import OpenAPIRuntime
 /// - **Not stored**: `no-store` (request or response), `private` in a shared cache, a request with `Authorization`
 ///   in a shared cache unless the response says `public`, `s-maxage` or `must-revalidate`, a body above
 ///   ``maxEntrySize``. **Revalidated every time**: `no-cache` (response), and a request's `no-cache` or `max-age=0`.
+/// - **Stored as the caller reads**: the caller gets the head at once and the body as it comes, under its own
+///   deadlines; the response is stored once the caller has read it to its end (a body dropped, failed or above
+///   ``maxEntrySize`` is not). `Set-Cookie` is never stored: an answer from the cache sets no cookie (a revalidated
+///   one only the `304`'s own), so a cookie deleted since does not come back.
+/// - **Hostile input**: numbers (`Age`, `max-age`, …) saturate at 2^31 s; an entry a store reads back that no
+///   response could have (a status outside 100–999, a field that is not one, a time beyond year 9999) is a miss, and
+///   is removed.
 /// - **Revalidation** with `If-None-Match` (the `ETag`) and `If-Modified-Since` (`Last-Modified`): a `304` updates the
 ///   stored head and answers with the stored response, so the caller decodes its typed value as for a `200`.
 /// - **Stale answers** (RFC 5861): within `stale-while-revalidate` the stale response is answered at once and
@@ -65,6 +72,11 @@ public final class HTTPCache: Sendable {
     public let maxVariants = 8
     /// Background revalidations in flight, one per key.
     private let revalidations = LockedState<[String: Task<Void, Never>]>([:])
+    /// Responses read to their end by their callers and being stored, the last per key (each waits for the one before
+    /// it): a request for the key waits for them first, so that a body read whole is a hit next time.
+    private let pendingStores = LockedState<(next: UInt64, tasks: [String: (id: UInt64, task: Task<Void, Never>)])>(
+        (0, [:])
+    )
 
     /// A cache in `store` (memory by default), private unless `isShared`.
     public init(store: any HTTPCacheStore = MemoryCacheStore(), isShared: Bool = false, maxEntrySize: Int = 8 * 1024 * 1024) {
@@ -73,9 +85,10 @@ public final class HTTPCache: Sendable {
         self.maxEntrySize = max(0, maxEntrySize)
     }
 
-    /// Returns once the background revalidations started so far (stale-while-revalidate) have ended.
+    /// Returns once the background revalidations started so far (stale-while-revalidate) have ended, and the
+    /// responses read to their end so far are stored.
     public func waitForRevalidations() async {
-        while let task = revalidations.withLock({ $0.values.first }) {
+        while let task = revalidations.withLock({ $0.values.first }) ?? pendingStores.withLock({ $0.tasks.values.first?.task }) {
             await task.value
         }
     }
@@ -140,7 +153,7 @@ public final class HTTPCache: Sendable {
             return (Self.marked(response, "fwd=request"), responseBody)
         }
         let now = Date()
-        let stored = await store.responses(for: key)
+        let stored = await validResponses(for: key)
         guard let index = stored.firstIndex(where: { Self.varies($0, matching: request) }) else {
             if requestControl.onlyIfCached { return (Self.gatewayTimeout(), nil) }
             return try await fetch(
@@ -160,7 +173,7 @@ public final class HTTPCache: Sendable {
             requestControl.noCache || pragmaNoCache || control.noCache
             || requestControl.seconds("max-age").map { age > TimeInterval($0) } == true
         if !wantsRevalidation, age < lifetime {
-            return Self.answer(cached, head: head, age: age, status: "hit; ttl=\(Int(lifetime - age))")
+            return Self.answer(cached, head: head, age: age, status: "hit; ttl=\(Int(saturating: lifetime - age))")
         }
         if requestControl.onlyIfCached { return (Self.gatewayTimeout(), nil) }
         let staleness = age - lifetime
@@ -172,7 +185,7 @@ public final class HTTPCache: Sendable {
                 cached,
                 head: head,
                 age: age,
-                status: "hit; ttl=-\(Int(staleness.rounded(.up))); detail=stale-while-revalidate"
+                status: "hit; ttl=-\(Int(saturating: staleness.rounded(.up))); detail=stale-while-revalidate"
             )
         }
         let staleIfError =
@@ -193,7 +206,8 @@ public final class HTTPCache: Sendable {
                     cached,
                     head: head,
                     age: age,
-                    status: "fwd=stale; fwd-status=\(response.status.code); detail=stale-if-error"
+                    status: "fwd=stale; fwd-status=\(response.status.code); detail=stale-if-error",
+                    settingCookies: response.headerFields[values: .setCookie]
                 )
             }
             return (response, responseBody)
@@ -255,7 +269,13 @@ public final class HTTPCache: Sendable {
         await replace(refreshed, for: request, key: key)
         let updated = refreshed.head
         let age = Self.currentAge(refreshed, head: updated, now: Date())
-        return Self.answer(refreshed, head: updated, age: age, status: "fwd=stale; fwd-status=304")
+        return Self.answer(
+            refreshed,
+            head: updated,
+            age: age,
+            status: "fwd=stale; fwd-status=304",
+            settingCookies: response.headerFields[values: .setCookie]
+        )
     }
 
     private func revalidateInBackground(
@@ -276,7 +296,9 @@ public final class HTTPCache: Sendable {
         }
     }
 
-    /// Stores `response` when it may be (collecting a body up to ``maxEntrySize``), and hands it on marked.
+    /// Stores `response` when it may be, and hands it on marked. The body is stored as the caller reads it (a tee,
+    /// under the caller's deadlines): once read to its end within ``maxEntrySize``; a larger body, a failed or an
+    /// abandoned reading stores nothing.
     private func storing(
         _ response: HTTPResponse,
         body: HTTPBody?,
@@ -286,27 +308,71 @@ public final class HTTPCache: Sendable {
         detail: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
         guard isStorable(response, for: request) else { return (Self.marked(response, detail), body) }
-        if let body, case .known(let length) = body.length, length > maxEntrySize { return (Self.marked(response, detail), body) }
-        var bytes: [UInt8] = []
-        if let body {
-            var iterator = body.makeAsyncIterator()
-            while let chunk = try await iterator.next() {
-                bytes += chunk
-                if bytes.count > maxEntrySize {
-                    return (Self.marked(response, detail), PrefixedBody.body(prefix: bytes, rest: iterator, length: body.length))
+        if let length = body?.knownLength, length > maxEntrySize { return (Self.marked(response, detail), body) }
+        let varied = Self.variedValues(response, request: request)
+        let responseTime = Date()
+        guard let body else {
+            let entry = CachedResponse(
+                response,
+                body: Data(),
+                requestTime: requestTime,
+                responseTime: responseTime,
+                varied: varied
+            )
+            await replace(entry, for: request, key: key)
+            return (Self.marked(response, detail + "; stored"), nil)
+        }
+        let stored = LockedState(false)
+        let tee = StoringTee(limit: maxEntrySize) { [self] bytes in
+            // A body read more than once (a replayable one) is stored once.
+            let first = stored.withLock { done in
+                defer { done = true }
+                return !done
+            }
+            guard first else { return }
+            let entry = CachedResponse(
+                response,
+                body: Data(bytes),
+                requestTime: requestTime,
+                responseTime: responseTime,
+                varied: varied
+            )
+            storeInBackground(entry, for: request, key: key)
+        }
+        return (Self.marked(response, detail), body.watched(by: tee))
+    }
+
+    /// Stores `entry` after the stores of `key` already under way; ``handle(_:body:baseURL:next:)`` waits for it.
+    private func storeInBackground(_ entry: CachedResponse, for request: HTTPRequest, key: String) {
+        pendingStores.withLock { pending in
+            let id = pending.next
+            pending.next += 1
+            let previous = pending.tasks[key]?.task
+            let task = Task { [self] in
+                await previous?.value
+                await replace(entry, for: request, key: key)
+                pendingStores.withLock { pending in
+                    if pending.tasks[key]?.id == id { pending.tasks[key] = nil }
                 }
             }
+            pending.tasks[key] = (id, task)
         }
-        let varied = Self.variedValues(response, request: request)
-        let entry = CachedResponse(response, body: Data(bytes), requestTime: requestTime, responseTime: Date(), varied: varied)
-        await replace(entry, for: request, key: key)
-        return (Self.marked(response, detail + "; stored"), HTTPBody(bytes))
+    }
+
+    /// The stored responses of `key` that are ``CachedResponse/isValid``, once the stores under way for it are done;
+    /// the others are removed from the store.
+    private func validResponses(for key: String) async -> [CachedResponse] {
+        if let pending = pendingStores.withLock({ $0.tasks[key]?.task }) { await pending.value }
+        let stored = await store.responses(for: key)
+        let valid = stored.filter(\.isValid)
+        if valid.count < stored.count { await store.store(valid, for: key) }
+        return valid
     }
 
     /// Stores `entry` in place of the variant it matches.
     private func replace(_ entry: CachedResponse, for request: HTTPRequest, key: String) async {
         var variants = await store.responses(for: key)
-        variants.removeAll { Self.varies($0, matching: request) }
+        variants.removeAll { !$0.isValid || Self.varies($0, matching: request) }
         variants.insert(entry, at: 0)
         await store.store(Array(variants.prefix(maxVariants)), for: key)
     }
@@ -374,7 +440,8 @@ public final class HTTPCache: Sendable {
     /// Section 4.2.3: the age of `cached` now.
     static func currentAge(_ cached: CachedResponse, head: HTTPResponse, now: Date) -> TimeInterval {
         let date = head.headerFields[.date].flatMap(CookieDate.parse) ?? cached.responseTime
-        let ageValue = head.headerFields[.age].flatMap { Int($0.trimmingSpaces()) }.map { TimeInterval(max(0, $0)) } ?? 0
+        // An Age that is not a number is ignored; a huge one counts as 2^31 s (RFC 9111, section 1.2.2).
+        let ageValue = head.headerFields[.age].flatMap(HeaderNumber.deltaSeconds).map(TimeInterval.init) ?? 0
         let apparentAge = max(0, cached.responseTime.timeIntervalSince(date))
         let responseDelay = max(0, cached.responseTime.timeIntervalSince(cached.requestTime))
         let correctedInitialAge = max(apparentAge, ageValue + responseDelay)
@@ -416,16 +483,21 @@ public final class HTTPCache: Sendable {
 
     // MARK: - Answers
 
+    /// The answer from `cached`, its `Age` at most 2^31 s. No stored `Set-Cookie` goes with it (the cookie stage
+    /// above would apply it to the jar again): only `settingCookies`, those of the origin's answer that let it be used
+    /// (a 304's own).
     private static func answer(
         _ cached: CachedResponse,
         head: HTTPResponse,
         age: TimeInterval,
-        status: String
+        status: String,
+        settingCookies: [String] = []
     ) -> (
         HTTPResponse, HTTPBody?
     ) {
         var response = head
-        response.headerFields[.age] = String(Int(age))
+        response.headerFields[.age] = String(min(Int(saturating: age), HeaderNumber.maxDeltaSeconds))
+        response.headerFields[values: .setCookie] = settingCookies
         return (marked(response, status), HTTPBody(cached.body))
     }
 

@@ -12,13 +12,11 @@ enum RetryAfter {
         let text = String(
             value.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed()
         )
-        if !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
-            // A huge number of seconds is "a very long time", not an error.
-            return .seconds(Int64(text.prefix(12)) ?? .max)
-        }
+        // A huge number of seconds is "a very long time", not an error.
+        if let seconds = HeaderNumber.nonNegative(text) { return .seconds(seconds) }
         guard let seconds = HTTPDateParser.secondsSince1970(text) else { return nil }
         let wait = Double(seconds) - now.timeIntervalSince1970
-        return wait > 0 ? .milliseconds(Int64((wait * 1000).rounded(.up))) : .zero
+        return wait > 0 ? .milliseconds(Int(saturating: (wait * 1000).rounded(.up))) : .zero
     }
 }
 
