@@ -32,9 +32,10 @@ public final class DiskCacheStore: HTTPCacheStore {
     public func responses(for key: String) async -> [CachedResponse] {
         await onQueue { [self] in
             let file = self.file(for: key)
-            guard let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? Int,
-                size <= self.maxSize, let data = try? Data(contentsOf: file)
-            else { return [] }
+            // Checked on the open file, not the path: a link to a pipe or a huge file is a miss, never read.
+            guard let data = try? PrivateFile.read(file.path, limit: self.maxSize, what: "The cache file") else {
+                return []
+            }
             switch Self.decode(data, key: key) {
             case .responses(let responses): return responses
             case .otherKey: return []

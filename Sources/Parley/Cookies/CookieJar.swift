@@ -27,47 +27,39 @@
 ///
 /// Never to another site: a `Domain` attribute that does not cover the host that set it is refused, and so is one
 /// that names a public suffix alone (`com`, `co.uk`: a cookie for every site under it), as is a `Secure` cookie set
-/// over plain HTTP. Bounded: at most ``maxCookiesPerDomain`` per domain and ``maxCookies`` in all (the oldest go
-/// first), 4096 bytes a cookie. ``save(to:)`` and ``init(contentsOf:maxCookies:maxCookiesPerDomain:)`` keep a jar in a file (readable by its owner
-/// only) between runs. Safe to share between clients and tasks.
+/// over plain HTTP. Nothing but the cookie itself on the wire: the jar keeps only names and values RFC 6265 section
+/// 4.1.1 lets a server send (a token; cookie-octets, optionally in double quotes: no space, `"`, `,`, `;`, `\`,
+/// control character or non-ASCII byte), whether a server sets them, ``insert(_:)`` adds them or a file holds them.
+/// Bounded: at most ``maxCookiesPerDomain`` per domain and ``maxCookies`` in all (the oldest go first), 4096 bytes a
+/// cookie; storing a cookie takes about as long in a full jar as in an empty one. ``save(to:)`` and
+/// ``init(contentsOf:maxCookies:maxCookiesPerDomain:)`` keep a jar in a file (readable by its owner only) between
+/// runs. Safe to share between clients and tasks.
 public final class CookieJar: Sendable {
     /// The most cookies kept for one domain.
     public let maxCookiesPerDomain: Int
     /// The most cookies kept in all.
     public let maxCookies: Int
-    private let state: LockedState<[Cookie]>
+    private let state: LockedState<CookieStorage>
 
     /// An empty jar.
     public init(maxCookies: Int = 3000, maxCookiesPerDomain: Int = 50) {
         self.maxCookies = max(1, maxCookies)
         self.maxCookiesPerDomain = max(1, maxCookiesPerDomain)
-        state = LockedState([])
+        state = LockedState(CookieStorage())
     }
 
-    /// A jar with the cookies saved in `file` by ``save(to:)`` (expired ones dropped); an empty one when the file does
-    /// not exist.
+    /// A jar with the cookies saved in `file` by ``save(to:)``; an empty one when the file does not exist.
+    ///
+    /// Expired cookies are dropped, and so is a cookie that no server could have set (a name that is not an RFC 6265
+    /// token, or a value that is not cookie-octets, such as one holding a `;` that would add cookies of its own to the
+    /// `Cookie` field): the others are read. `file` may be a symbolic link to the jar's file; its size and kind are
+    /// checked on the opened file, before a byte of it is read.
     ///
     /// - Throws: ``ParleyError/Kind/decoding`` when the file is not a saved jar; ``ParleyError/Kind/invalidRequest``
-    ///   when it cannot be read or is larger than 16 MiB.
+    ///   when it cannot be read, is not a regular file (a directory, a pipe) or is larger than ``maxFileSize``.
     public convenience init(contentsOf file: URL, maxCookies: Int = 3000, maxCookiesPerDomain: Int = 50) throws(ParleyError) {
         self.init(maxCookies: maxCookies, maxCookiesPerDomain: maxCookiesPerDomain)
-        guard FileManager.default.fileExists(atPath: file.path) else { return }
-        let data: Data
-        do {
-            let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? 0
-            guard size <= Self.maxFileSize else {
-                throw ParleyError(
-                    .invalidRequest,
-                    "The cookie file \(file.path) holds \(size) bytes, more than a cookie jar's \(Self.maxFileSize); "
-                        + "it was not read. Remove it, or point to the right file."
-                )
-            }
-            data = try Data(contentsOf: file)
-        } catch let error as ParleyError {
-            throw error
-        } catch {
-            throw ParleyError(.invalidRequest, "The cookie file \(file.path) could not be read: \(error).", underlying: error)
-        }
+        guard let data = try PrivateFile.read(file.path, limit: Self.maxFileSize, what: "The cookie file") else { return }
         let saved: [Cookie]
         do {
             let decoder = JSONDecoder()
@@ -82,7 +74,9 @@ public final class CookieJar: Sendable {
         }
         let now = Date()
         state.withLock { cookies in
-            for cookie in saved where !cookie.isExpired(at: now) { Self.insert(cookie, into: &cookies, limits: self.limits) }
+            for cookie in saved where !cookie.isExpired(at: now) && Self.isWellFormed(cookie) {
+                cookies.insert(cookie, limits: self.limits)
+            }
         }
     }
 
@@ -94,23 +88,17 @@ public final class CookieJar: Sendable {
     /// Every cookie not yet expired, oldest first.
     public var cookies: [Cookie] {
         let now = Date()
-        return state.withLock { cookies in
-            cookies.removeAll { $0.isExpired(at: now) }
-            return cookies
-        }
+        return state.withLock { $0.all(removingExpiredAt: now) }
     }
 
     /// The cookies to send to `url`, in the order they go in the `Cookie` field (longer paths first, then older).
     public func cookies(for url: URL) -> [Cookie] {
         guard let target = Target(url) else { return [] }
         let now = Date()
-        let matching = state.withLock { cookies in
-            cookies.removeAll { $0.isExpired(at: now) }
-            return cookies.filter { Self.belongs($0, to: target) }
-        }
-        // The jar keeps them oldest first: by path length, then in that order.
-        return matching.enumerated().sorted { ($0.element.path.utf8.count, $1.offset) > ($1.element.path.utf8.count, $0.offset) }
-            .map(\.element)
+        let matching = state.withLock { $0.cookies(inDomains: target.domains, removingExpiredAt: now) }
+            .filter { Self.belongs($0.cookie, to: target) }
+        // By path length, then oldest first.
+        return matching.sorted { ($0.cookie.path.utf8.count, $1.rank) > ($1.cookie.path.utf8.count, $0.rank) }.map(\.cookie)
     }
 
     /// The `Cookie` field value for `url` (`a=1; b=2`), or `nil` when no cookie belongs to it.
@@ -133,7 +121,7 @@ public final class CookieJar: Sendable {
             for (cookie, isDeletion) in parsed {
                 // RFC 6265bis: plain HTTP may not replace (nor shadow) a Secure cookie of that name.
                 if !origin.isSecure,
-                    cookies.contains(where: {
+                    cookies.secureCookies(named: cookie.name).contains(where: {
                         $0.isSecure && $0.name == cookie.name
                             && (Self.domainMatches($0.domain, cookie.domain, hostIsAddress: origin.isAddress)
                                 || Self.domainMatches(cookie.domain, $0.domain, hostIsAddress: origin.isAddress))
@@ -143,9 +131,9 @@ public final class CookieJar: Sendable {
                     continue
                 }
                 if isDeletion {
-                    cookies.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
+                    cookies.remove(CookieStorage.Key(cookie))
                 } else {
-                    Self.insert(cookie, into: &cookies, limits: limits)
+                    cookies.insert(cookie, limits: limits)
                 }
             }
         }
@@ -153,14 +141,25 @@ public final class CookieJar: Sendable {
 
     /// Adds `cookie` as it is (one read back from a store of your own), replacing the cookie of the same name,
     /// domain and path, within the jar's limits; an expired cookie removes that one instead.
-    public func insert(_ cookie: Cookie) {
+    ///
+    /// A cookie that no server could have set is refused and the jar left as it was: a name that is not an RFC 6265
+    /// token, a value that is not cookie-octets (optionally in one pair of double quotes: no space, `"`, `,`, `;`,
+    /// `\`, control character or non-ASCII byte), or more than 4096 bytes of name and value. A value holding `;`
+    /// would otherwise add cookies of its own to the `Cookie` field (`theme=light; admin=true`). Percent-encode such a
+    /// value (or Base64 it) before inserting it.
+    ///
+    /// - Returns: `false` when the cookie was refused.
+    @discardableResult
+    public func insert(_ cookie: Cookie) -> Bool {
+        guard Self.isWellFormed(cookie) else { return false }
         state.withLock { cookies in
             if cookie.isExpired(at: Date()) {
-                cookies.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
+                cookies.remove(CookieStorage.Key(cookie))
             } else {
-                Self.insert(cookie, into: &cookies, limits: limits)
+                cookies.insert(cookie, limits: limits)
             }
         }
+        return true
     }
 
     /// Removes every cookie.
@@ -190,6 +189,8 @@ public final class CookieJar: Sendable {
     /// The cookie `setCookie` makes for a response from `origin`, and whether it deletes one (an expiry in the past);
     /// `nil` when it must be ignored.
     static func cookie(from setCookie: SetCookie, origin: Target, now: Date) -> (Cookie, isDeletion: Bool)? {
+        // RFC 6265, section 4.1.1: the jar keeps what a server may send, whichever way a cookie comes in.
+        guard CookieSyntax.isWellFormed(name: setCookie.name, value: setCookie.value) else { return nil }
         // RFC 6265bis: a Secure cookie only from a secure origin.
         if setCookie.secure && !origin.isSecure { return nil }
         // The name prefixes (RFC 6265bis, section 4.1.3): __Secure- needs Secure; __Host- also no Domain and Path=/.
@@ -233,23 +234,9 @@ public final class CookieJar: Sendable {
         return (cookie, cookie.isExpired(at: now))
     }
 
-    /// Stores `cookie`, keeping the creation time of the one it replaces, within the limits (the oldest go first).
-    private static func insert(_ cookie: Cookie, into cookies: inout [Cookie], limits: (total: Int, perDomain: Int)) {
-        var cookie = cookie
-        if let index = cookies.firstIndex(where: {
-            $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path
-        }) {
-            // Replaced in place: it keeps its age, and its rank among the oldest.
-            cookie.created = cookies[index].created
-            cookies[index] = cookie
-            return
-        }
-        cookies.append(cookie)  // the newest: the jar stays oldest first
-        let sameDomain = cookies.indices.filter { cookies[$0].domain == cookie.domain }
-        if sameDomain.count > limits.perDomain {
-            for index in sameDomain.prefix(sameDomain.count - limits.perDomain).reversed() { cookies.remove(at: index) }
-        }
-        if cookies.count > limits.total { cookies.removeFirst(cookies.count - limits.total) }
+    /// Whether `cookie`'s name and value are ones a server may send (RFC 6265, section 4.1.1; see `CookieSyntax`).
+    static func isWellFormed(_ cookie: Cookie) -> Bool {
+        CookieSyntax.isWellFormed(name: cookie.name, value: cookie.value)
     }
 
     /// Whether `cookie` goes with a request to `target` (section 5.4).
@@ -296,6 +283,19 @@ public final class CookieJar: Sendable {
             self.path = path.isEmpty ? "/" : path
             isSecure = ["https", "wss"].contains(url.scheme?.lowercased() ?? "")
             isAddress = host.contains(":") || host.split(separator: ".").allSatisfy { UInt8($0) != nil }
+        }
+
+        /// The domains whose cookies may go to this host: the host, and (for a name, not an address) each domain
+        /// above it (`a.b.test`, `b.test`, `test`).
+        var domains: [String] {
+            guard !isAddress else { return [host] }
+            var domains = [host]
+            var rest = host[...]
+            while let dot = rest.firstIndex(of: ".") {
+                rest = rest[rest.index(after: dot)...]
+                if !rest.isEmpty { domains.append(String(rest)) }
+            }
+            return domains
         }
     }
 

@@ -65,6 +65,7 @@ package struct SetCookie: Sendable, Hashable {
     /// keep more). Later attributes of the same name win (5.3 step: "the last attribute"). Attribute names are
     /// case-insensitive. Whitespace is trimmed as 5.2 says (WSP = space and horizontal tab only). Control characters
     /// (0x00-0x08, 0x0A-0x1F, 0x7F) in the name or value make the cookie ignored (RFC 6265bis 5.6 step 2/3 behaviour).
+    /// What a ``CookieJar`` then keeps is stricter (`CookieSyntax`): a name and value RFC 6265 section 4.1.1 allows.
     package static func parse(_ fieldValue: String) -> SetCookie? {
         guard fieldValue.utf8.count <= maximumLength else { return nil }
         // The name-value pair runs up to the first ";", each cookie-av up to the next one.
@@ -72,7 +73,8 @@ package struct SetCookie: Sendable, Hashable {
         guard let pair = parts.first, let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return nil }
         let name = trimmed(pair[..<equals])
         let value = trimmed(pair[pair.index(after: equals)...])
-        guard !name.isEmpty, !name.contains(where: isControl), !value.contains(where: isControl) else { return nil }
+        guard !name.isEmpty, !name.contains(where: CookieSyntax.isControl), !value.contains(where: CookieSyntax.isControl)
+        else { return nil }
         var cookie = SetCookie(name: String(Substring(name)), value: String(Substring(value)))
         for attribute in parts.dropFirst() {
             cookie.apply(attribute)
@@ -150,11 +152,6 @@ package struct SetCookie: Sendable, Hashable {
     /// Whether `byte` is WSP: a space or a horizontal tab.
     private static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
-    }
-
-    /// Whether `byte` is a control character other than the horizontal tab (0x00-0x08, 0x0A-0x1F, 0x7F).
-    private static func isControl(_ byte: UInt8) -> Bool {
-        (byte < 0x20 && byte != UInt8(ascii: "\t")) || byte == 0x7F
     }
 
     /// Whether `byte` is an ASCII digit.

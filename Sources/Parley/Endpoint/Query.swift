@@ -17,6 +17,15 @@ public struct QueryItem: Sendable, Hashable {
 /// Names and values are encoded so that spaces, `+`, `&`, `=`, `#` and any non-ASCII text arrive intact:
 /// only RFC 3986 unreserved characters are sent as is. Write it as a dictionary literal (order is kept)
 /// or an array literal of ``QueryItem``s; repeated names are allowed.
+///
+/// The two literals treat a missing value differently: in a dictionary literal a `nil` value leaves its item out
+/// (handy for optional parameters), while `QueryItem(name, nil)` sends the name alone (`?name`, a flag):
+///
+/// ```swift
+/// let page: Int? = nil
+/// let a: Query = ["q": "swift", "page": page.map(String.init)]   // ?q=swift
+/// let b: Query = [QueryItem("q", "swift"), QueryItem("verbose", nil)]   // ?q=swift&verbose
+/// ```
 public struct Query: Sendable, Hashable, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral {
     /// The items, in order.
     public var items: [QueryItem]
@@ -26,7 +35,8 @@ public struct Query: Sendable, Hashable, ExpressibleByDictionaryLiteral, Express
         self.items = items
     }
 
-    /// Query items from `["name": "value", …]`; order is kept, `nil` values are left out.
+    /// Query items from `["name": "value", …]`; order is kept, and an item whose value is `nil` is left out (not
+    /// sent as a bare name: write `QueryItem(name, nil)` for that).
     public init(dictionaryLiteral elements: (String, String?)...) {
         self.items = elements.compactMap { name, value in value.map { QueryItem(name, $0) } }
     }

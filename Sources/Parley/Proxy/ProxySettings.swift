@@ -42,8 +42,10 @@ public struct ProxySettings: Sendable, Hashable {
 
     /// The settings in `environment` (this process's by default), as curl reads them: `http_proxy` (lower case only:
     /// an `HTTP_PROXY` may come from a request's `Proxy` header in a CGI program), `https_proxy` or `HTTPS_PROXY`,
-    /// `all_proxy` or `ALL_PROXY`, `no_proxy` or `NO_PROXY` (the lower-case form wins). A variable whose value is not
-    /// a proxy URL is ignored.
+    /// `all_proxy` or `ALL_PROXY`, `no_proxy` or `NO_PROXY` (the lower-case form wins). A variable set to nothing
+    /// means no proxy. A variable whose value is not a proxy Parley can use (not a URL, or an `https://` proxy) is not
+    /// ignored: it fails closed, so the requests meant for that proxy fail (``problem(for:)``, ``unusable``) instead of
+    /// going direct. A `no_proxy` entry that does not parse (`127.0.0.1:notaport`, `[::1`) matches no host.
     public static func environment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> ProxySettings {
         // The first variable set wins, even set to nothing (which means none), as in curl.
         func value(_ names: String...) -> String? {
@@ -99,26 +101,18 @@ public struct ProxySettings: Sendable, Hashable {
     /// `no_proxy`: `*` alone matches every host; a name matches itself and the names under it (`example.com` and
     /// `.example.com` match `example.com` and `api.example.com`, not `notexample.com`); an IP address matches itself,
     /// and `10.0.0.0/8` or `fd00::/8` a range; `host:port` (`[::1]:8080` for IPv6) only that port. Names compare
-    /// without regard to case and to a trailing dot.
+    /// without regard to case and to a trailing dot. An entry that does not parse (`127.0.0.1:notaport`,
+    /// `127.0.0.1:`, `[127.0.0.1]:x`, `[::1`, `10.0.0.0/x`) matches no host: it never widens to every port.
     public func bypasses(host: String, port: Int) -> Bool {
         let host = Self.normalized(host)
         let address = IPAddress(host)
         for entry in noProxy {
             if entry == "*" { return true }
-            var pattern = entry
-            var wantedPort: Int?
-            // host:port, [v6]:port; a bare IPv6 address has colons but no brackets.
-            if pattern.hasPrefix("["), let close = pattern.firstIndex(of: "]") {
-                let rest = pattern[pattern.index(after: close)...]
-                if rest.hasPrefix(":") { wantedPort = Int(rest.dropFirst()) }
-                pattern = String(pattern[pattern.index(after: pattern.startIndex)..<close])
-            } else if pattern.filter({ $0 == ":" }).count == 1, let colon = pattern.lastIndex(of: ":") {
-                wantedPort = Int(pattern[pattern.index(after: colon)...])
-                pattern = String(pattern[..<colon])
-            }
+            // An entry that does not parse matches nothing (never every port of its host).
+            guard let (pattern, wantedPort) = Self.split(entry) else { continue }
             if let wantedPort, wantedPort != port { continue }
             if let slash = pattern.firstIndex(of: "/") {
-                guard let address, let bits = Int(pattern[pattern.index(after: slash)...]),
+                guard let address, let bits = Self.digits(pattern[pattern.index(after: slash)...], atMost: 3),
                     let network = IPAddress(String(pattern[..<slash])), address.isIn(network, prefix: bits)
                 else { continue }
                 return true
@@ -133,6 +127,36 @@ public struct ProxySettings: Sendable, Hashable {
             if host == name || host.hasSuffix("." + name) { return true }
         }
         return false
+    }
+
+    /// A `no_proxy` entry's host pattern and port: `host`, `host:port`, `[v6]` or `[v6]:port` (a bare IPv6 address
+    /// has colons but no brackets); `nil` when the entry does not parse: a `[` without its `]`, anything but a port
+    /// after it, or a port that is not 1 to 65535 in digits (`127.0.0.1:notaport`, `127.0.0.1:`).
+    static func split(_ entry: String) -> (pattern: String, port: Int?)? {
+        if entry.hasPrefix("[") {
+            guard let close = entry.firstIndex(of: "]") else { return nil }
+            let pattern = String(entry[entry.index(after: entry.startIndex)..<close])
+            let rest = entry[entry.index(after: close)...]
+            guard !pattern.isEmpty, !pattern.contains("[") else { return nil }
+            if rest.isEmpty { return (pattern, nil) }
+            guard rest.hasPrefix(":"), let port = port(rest.dropFirst()) else { return nil }
+            return (pattern, port)
+        }
+        guard !entry.contains("["), !entry.contains("]") else { return nil }
+        guard entry.filter({ $0 == ":" }).count == 1, let colon = entry.firstIndex(of: ":") else { return (entry, nil) }
+        guard colon != entry.startIndex, let port = port(entry[entry.index(after: colon)...]) else { return nil }
+        return (String(entry[..<colon]), port)
+    }
+
+    /// A port number, 1 to 65535 in decimal digits alone (no sign, no spaces); `nil` otherwise.
+    private static func port(_ text: Substring) -> Int? {
+        digits(text, atMost: 5).flatMap { (1...65_535).contains($0) ? $0 : nil }
+    }
+
+    /// The value of `text` when it is 1 to `atMost` ASCII digits and nothing else.
+    private static func digits(_ text: Substring, atMost count: Int) -> Int? {
+        guard (1...count).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int(text)
     }
 
     private static func normalized(_ host: String) -> String {
