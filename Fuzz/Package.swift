@@ -17,6 +17,20 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         ]
     ),
     ("FuzzHeaders", [.product(name: "HTTPTypes", package: "swift-http-types")]),
+    (
+        "FuzzCacheEntry",
+        [
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+        ]
+    ),
+    (
+        "FuzzCacheHeaders",
+        [
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+        ]
+    ),
 ]
 
 let package = Package(
