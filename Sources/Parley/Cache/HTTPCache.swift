@@ -43,8 +43,10 @@ import OpenAPIRuntime
 ///
 /// It is a client setting, not a middleware, because a stale-while-revalidate answer goes on after the call: its
 /// revalidation needs the rest of the client (the transport) beyond the call's `next`. It runs on each redirect hop,
-/// after the cookies of ``Client/Configuration/cookies`` are added: `Authorization` and `Cookie` always count as if
-/// the response varied on them, so that no user of a client gets an answer stored for another. Requests with a body,
+/// after the cookies of ``Client/Configuration/cookies`` are added: `Authorization`, `Cookie` and every other
+/// credential header field (``SensitiveFields/current``: the client's ``Client/Configuration/sensitiveFields``, what
+/// the auth middlewares add) always count as if the response varied on them, kept as SHA-256 fingerprints, so that no
+/// user of a client gets an answer stored for another. Requests with a body,
 /// a `Range` or conditional fields of their own go past it; `206` and `304` answers are never stored, nor answers with
 /// neither freshness nor a validator, nor event streams.
 public final class HTTPCache: Sendable {
@@ -448,28 +450,43 @@ public final class HTTPCache: Sendable {
         return correctedInitialAge + max(0, now.timeIntervalSince(cached.responseTime))
     }
 
-    /// Section 4.1: whether the request's fields named by `cached`'s `Vary` match the stored ones.
+    /// Section 4.1: whether the request's fields named by `cached`'s `Vary` (and its credentials) match the stored
+    /// ones; a credential is compared by its fingerprint.
     static func varies(_ cached: CachedResponse, matching request: HTTPRequest) -> Bool {
         cached.varied.allSatisfy { name, value in
             guard let fieldName = HTTPField.Name(name) else { return false }
-            return Self.normalizedValue(request.headerFields[values: fieldName]) == value
+            let current = Self.normalizedValue(request.headerFields[values: fieldName])
+            guard let value, value.hasPrefix(fingerprintPrefix) else { return current == value }
+            return current.map(fingerprint) == value
         }
     }
 
+    /// The values of the request's fields named by `response`'s `Vary`, and of its credentials: every field of
+    /// ``SensitiveFields/current`` (`Authorization`, `Cookie`, `X-API-Key`, what the auth middlewares added, …) counts
+    /// as if the response varied on it, so that no user gets an answer stored for another (one client may call for
+    /// several users: a backend passing each user's token). A credential is kept as a SHA-256 fingerprint, never as is
+    /// (a ``DiskCacheStore`` writes the variant to disk).
     static func variedValues(_ response: HTTPResponse, request: HTTPRequest) -> [String: String?] {
-        // Credentials always count, as if the response varied on them: one client may call for several users (a
-        // backend passing each user's token), and no user gets an answer stored for another.
-        var varied: [String: String?] = [
-            "authorization": normalizedValue(request.headerFields[values: .authorization]),
-            "cookie": normalizedValue(request.headerFields[values: .cookie]),
-        ]
+        var varied: [String: String?] = [:]
         for value in response.headerFields[values: .vary] {
             for name in value.split(separator: ",").map({ $0.trimmingSpaces().lowercased() }) where !name.isEmpty {
                 guard let fieldName = HTTPField.Name(name) else { continue }
                 varied[name] = .some(normalizedValue(request.headerFields[values: fieldName]))
             }
         }
+        let credentials = SensitiveFields.current.headerFields.union([.authorization, .cookie])
+        for name in credentials where name != .setCookie {
+            varied[name.rawName.lowercased()] = .some(normalizedValue(request.headerFields[values: name]).map(fingerprint))
+        }
         return varied
+    }
+
+    /// What marks a stored variant value as a credential's fingerprint.
+    private static let fingerprintPrefix = "sha256:"
+
+    /// A credential's fingerprint: enough to tell two users apart, not to read the credential back.
+    private static func fingerprint(_ value: String) -> String {
+        fingerprintPrefix + SHA256.hex(Array("parley-cache-credential:\(value)".utf8))
     }
 
     private static func normalizedValue(_ values: [String]) -> String? {

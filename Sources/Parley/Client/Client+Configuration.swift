@@ -74,8 +74,17 @@ extension Client {
         public var cookies: CookieJar? = nil
         /// The HTTP cache of this client (RFC 9111; see ``HTTPCache``): `GET` responses answered from it while fresh,
         /// revalidated when stale, on each redirect hop, under the client's middlewares (which see its answers, with a
-        /// `Cache-Status`). `nil` (the default) caches nothing.
+        /// `Cache-Status`). `nil` (the default) caches nothing. Each stored answer belongs to the credentials its request
+        /// carried (``sensitiveFields``); a client with one of Parley's auth middlewares among its
+        /// ``Client/requestMiddlewares`` (below the cache, which could not see the credential) does not use its cache.
         public var cache: HTTPCache? = nil
+        /// The header fields and query items whose values are secrets (``SensitiveFields``): written `<redacted>` by
+        /// the logging and tracing middlewares, in errors and in their ``ParleyError/curlCommand``, and part of the
+        /// variant of every answer ``cache`` stores (as a fingerprint), so that no user of the client gets an answer
+        /// stored for another. The credential lists of ``redirects``, and whatever Parley's auth middlewares add, count
+        /// too. Default: ``SensitiveFields/default`` (`Authorization`, `Cookie`, `X-API-Key`, `X-Auth-Token`, …;
+        /// `api_key`, `access_token`, `token`, `signature`, …).
+        public var sensitiveFields: SensitiveFields = .default
 
         /// The defaults, with any field overridden.
         public init(

@@ -14,10 +14,11 @@ public import HTTPTypes
 /// print(command)   // curl -X POST 'https://api.example.com/users' -H 'Content-Type: application/json' --data-binary '{"name":"Ada"}'
 /// ```
 ///
-/// Secrets never appear: the values of `Authorization`, `Proxy-Authorization` and `Cookie`, of the fields in
-/// `secretFields`, and a URL's `user:password@`, become `<redacted>` (``Secrets/redacted``), or a shell variable named
-/// after the field, such as `"$AUTHORIZATION"` (``Secrets/variables``), so that the printed command runs once the
-/// variable is set. When Parley asks for compressed responses (`Accept-Encoding` with `gzip` or `deflate`), the
+/// Secrets never appear: the values of the header fields of ``SensitiveFields`` (by default `Authorization`,
+/// `Proxy-Authorization`, `Cookie`, `X-API-Key`, `X-Auth-Token`, …: ``alwaysSecret``), and a URL's `user:password@`,
+/// become `<redacted>` (``Secrets/redacted``), or a shell variable named after the field, such as `"$AUTHORIZATION"`
+/// (``Secrets/variables``), so that the printed command runs once the variable is set; the values of its query items
+/// (`api_key`, `token`, `signature`, …) become `<redacted>`. When Parley asks for compressed responses (`Accept-Encoding` with `gzip` or `deflate`), the
 /// command says `--compressed` instead, so that curl inflates what it receives as Parley would.
 public struct CurlCommand: Sendable, CustomStringConvertible {
     /// What the body of the command is.
@@ -42,12 +43,9 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
     /// The command line.
     public let description: String
 
-    /// The fields whose values are secrets whatever `secretFields` says: those a redirect never carries to another
-    /// origin (``RedirectPolicy/defaultCredentialHeaderFields``: `Authorization`, `Cookie`, `Proxy-Authorization`,
-    /// `X-API-Key`), `Set-Cookie`, and the usual token fields.
-    public static let alwaysSecret: Set<HTTPField.Name> = RedirectPolicy.defaultCredentialHeaderFields.union(
-        [.setCookie] + ["X-Auth-Token", "X-Access-Token", "X-Amz-Security-Token"].compactMap { HTTPField.Name($0) }
-    )
+    /// The fields whose values are secrets whatever `secretFields` says: ``SensitiveFields/defaultHeaderFields``
+    /// (those a redirect never carries to another origin, `Set-Cookie`, and the usual token and key fields).
+    public static let alwaysSecret: Set<HTTPField.Name> = SensitiveFields.defaultHeaderFields
 
     /// The command for `request` (relative to `baseURL` when it has no scheme and authority of its own).
     ///
@@ -57,8 +55,8 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
     ///   - body: The body to send with it.
     ///   - secrets: How secret values are written.
     ///   - secretFields: More fields whose values are secrets (an API key's field), beside ``alwaysSecret``.
-    ///   - secretQueryItems: Query items whose values are secrets (an API key sent as `?api_key=`): written
-    ///     `<redacted>` in the URL whatever `secrets` says.
+    ///   - secretQueryItems: Query items whose values are secrets (an API key sent as `?api_key=`), beside
+    ///     ``SensitiveFields/defaultQueryItems``: written `<redacted>` in the URL whatever `secrets` says.
     public init(
         _ request: HTTPRequest,
         baseURL: URL? = nil,
@@ -67,13 +65,34 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
         secretFields: Set<HTTPField.Name> = [],
         secretQueryItems: Set<String> = []
     ) {
-        let url = RequestURLText.redactingUserInfo(request.absoluteURLString(baseURL: baseURL))
         self.init(
             request,
-            url: Self.redacting(secretQueryItems.union(LoggingMiddleware.defaultRedactedQueryItems), in: url),
+            baseURL: baseURL,
             body: body,
             secrets: secrets,
-            secretFields: secretFields
+            sensitiveFields: SensitiveFields.default.union(
+                SensitiveFields(headerFields: secretFields, queryItems: secretQueryItems)
+            )
+        )
+    }
+
+    /// The command for `request` (relative to `baseURL` when it has no scheme and authority of its own), the values
+    /// of `sensitiveFields` (such as a client's ``Client/Configuration/sensitiveFields``, or
+    /// ``SensitiveFields/current`` in a middleware) redacted, and those of ``alwaysSecret``.
+    public init(
+        _ request: HTTPRequest,
+        baseURL: URL? = nil,
+        body: Body = .none,
+        secrets: Secrets = .redacted,
+        sensitiveFields: SensitiveFields
+    ) {
+        let url = RequestURL(request, baseURL: baseURL)
+        self.init(
+            request,
+            url: url.redacted(queryItems: sensitiveFields.queryItems, placeholder: Redaction.placeholder),
+            body: body,
+            secrets: secrets,
+            secretFields: sensitiveFields.headerFields
         )
     }
 
@@ -145,20 +164,6 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
     /// The shell variable that stands for the value of `name`: upper case, `-` as `_`.
     public static func variable(for name: HTTPField.Name) -> String {
         String(name.canonicalName.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
-    }
-
-    /// `url` with the values of the query items named in `names` (as written or percent-decoded) as `<redacted>`.
-    static func redacting(_ names: Set<String>, in url: String) -> String {
-        guard !names.isEmpty, let question = url.firstIndex(of: "?") else { return url }
-        let query = url[url.index(after: question)...]
-        let fragment = query.firstIndex(of: "#").map { String(query[$0...]) } ?? ""
-        let items = query.prefix { $0 != "#" }.split(separator: "&", omittingEmptySubsequences: false).map { item -> String in
-            let name = item.prefix { $0 != "=" }
-            let decoded = PercentEncoding.decode(name, plusAsSpace: true) ?? String(name)
-            guard names.contains(String(name)) || names.contains(decoded) else { return String(item) }
-            return name + "=<redacted>"
-        }
-        return url[...question] + items.joined(separator: "&") + fragment
     }
 
     /// `text` in single quotes, each `'` written `'\''`.

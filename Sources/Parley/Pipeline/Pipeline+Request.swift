@@ -18,10 +18,7 @@ extension Pipeline {
         extraHeaders: HTTPFields = [:]
     ) throws(ParleyError) -> (HTTPRequest, HTTPBody?) {
         var request = head
-        request.headerFields = try configuration.headers.merging(endpoint.headers).httpFields()
-        for field in extraHeaders where request.headerFields[field.name] == nil {
-            request.headerFields.append(field)
-        }
+        request.headerFields = try makeRequestFields(endpoint, extraHeaders: extraHeaders)
         let made: (body: HTTPBody, contentType: String?)?
         do {
             made = try (body ?? endpoint.body).make(encoder: configuration.jsonEncoder)
@@ -40,6 +37,16 @@ extension Pipeline {
             request.headerFields[.contentType] = contentType
         }
         return (request, made.body)
+    }
+
+    /// The header fields of `endpoint`'s request but those its body brings (`Content-Type`): the client's merged with
+    /// the endpoint's and validated, and `extraHeaders` where the endpoint sets no field of that name.
+    func makeRequestFields<E: Endpoint>(_ endpoint: E, extraHeaders: HTTPFields = [:]) throws(ParleyError) -> HTTPFields {
+        var fields = try configuration.headers.merging(endpoint.headers).httpFields()
+        for field in extraHeaders where fields[field.name] == nil {
+            fields.append(field)
+        }
+        return fields
     }
 
     /// The method and URL parts of `endpoint`'s request, without header fields or body.

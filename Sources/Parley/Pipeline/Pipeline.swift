@@ -51,6 +51,8 @@ final class Pipeline: Sendable {
     let handler: Handler
     /// Whether a stage may change a request on its way to the transport (a middleware, the cookie jar).
     let recordsSentRequests: Bool
+    /// What the client treats as secret (``SensitiveFields/current`` within its calls).
+    let sensitiveFields: SensitiveFields
 
     init(
         baseURL: URL,
@@ -67,11 +69,13 @@ final class Pipeline: Sendable {
         self.configuration = configuration
         (self.middlewares, self.requestMiddlewares) = Self.placingTracing(middlewares, requestMiddlewares)
         recordsSentRequests = !middlewares.isEmpty || !requestMiddlewares.isEmpty || configuration.cookies != nil
+        sensitiveFields = SensitiveFields.of(configuration)
         // Composed from the inside out: 9, 8, 7, 6.
         var handler = Self.transportStage(transport, base: try? base.get(), decompression: configuration.decompression)
         handler = Self.middlewareStage(self.requestMiddlewares, around: handler)
         handler = Self.countingStage(around: handler)
-        if let cache = configuration.cache {
+        // A credential added below the cache (by an auth request middleware) is one it cannot vary on: no cache then.
+        if let cache = configuration.cache, !self.requestMiddlewares.contains(where: { $0 is any CredentialMiddleware }) {
             // Per hop, under the cookies: a stored answer is per URL, and per user (its Cookie and Authorization).
             let below = handler
             handler = { request, body, url in try await cache.handle(request, body: body, baseURL: url, next: below) }
@@ -134,6 +138,7 @@ final class Pipeline: Sendable {
                 operationID: endpoint.name,
                 headTimeout: endpoint.timeout ?? configuration.responseHeadTimeout,
                 requests: requestMiddlewares.isEmpty ? nil : RequestCounter(),
+                sensitiveFields: sensitiveFields,
                 sent: sent
             )
             let response: HTTPResponse
@@ -142,17 +147,22 @@ final class Pipeline: Sendable {
                 (response, responseBody) = try await exchange(request, body: body, endpoint: endpoint, scope: scope)
             } catch {
                 permit?.release()
-                let failure = Self.classify(error)
-                if scope.requests?.count == 0 { reportFailureBeforeSending(failure, request: request, endpoint: endpoint.name) }
-                throw failure
+                let classified = Self.classify(error)
+                if scope.requests?.count == 0 {
+                    reportFailureBeforeSending(classified, request: request, endpoint: endpoint.name)
+                }
+                throw failure(classified, target: target, built: request, sent: sent)
             }
             if let permit { responseBody = ConcurrencyLimiter.holding(permit, until: responseBody) }
             // 10. consume
             do throws(ParleyError) {
                 return try await consume(response, responseBody)
             } catch {
-                reportFailureAfterChain(error, request: request, endpoint: endpoint.name)
-                throw error
+                let failure = failure(error, target: target, built: request, sent: sent)
+                CallScope.$current.withValue(scope) {  // what is secret (SensitiveFields.current), for the observers
+                    reportFailureAfterChain(failure, request: request, endpoint: endpoint.name)
+                }
+                throw failure
             }
         }
         do throws(ParleyError) {
@@ -160,11 +170,20 @@ final class Pipeline: Sendable {
             guard let timeout else { return try await call() }
             return try await Self.within(timeout, call)
         } catch {
-            let last =
-                sent?.last
-                ?? SentRequest.Record(request: configuration.decompression?.prepare(target) ?? target, baseURL: baseURL)
-            throw Self.failure(error, request: target, sent: last, baseURL: baseURL)
+            // Before the request was built, or past the deadline: its header fields built again, on this path only.
+            let built = error.curlCommand == nil ? (try? makeRequestFields(endpoint, extraHeaders: extraHeaders)) : nil
+            var request = target
+            if let built { request.headerFields = built }
+            throw failure(error, target: target, built: request, sent: sent)
         }
+    }
+
+    /// ``failure(_:request:sent:baseURL:sensitiveFields:)`` for a call of this client: the last request handed to the
+    /// transport, else the request as `built` (with the fields the transport stage adds), as the curl command.
+    private func failure(_ error: ParleyError, target: HTTPRequest, built: HTTPRequest, sent: SentRequest?) -> ParleyError {
+        let last =
+            sent?.last ?? SentRequest.Record(request: configuration.decompression?.prepare(built) ?? built, baseURL: baseURL)
+        return Self.failure(error, request: target, sent: last, baseURL: baseURL, sensitiveFields: sensitiveFields)
     }
 
     /// Stages 5 to 9 for one built request.
@@ -295,27 +314,25 @@ final class Pipeline: Sendable {
         _ error: ParleyError,
         request: HTTPRequest,
         sent: SentRequest.Record? = nil,
-        baseURL: URL? = nil
+        baseURL: URL? = nil,
+        sensitiveFields: SensitiveFields = .default
     ) -> ParleyError {
         var error = error
         if error.kind != .timeout, error.kind != .cancelled, Task.isCancelled {
             error = ParleyError(.cancelled, "The call was cancelled before it completed.", underlying: error)
         }
-        if error.request == nil { error.request = summary(of: request) }
+        let last = sent ?? SentRequest.Record(request: request, baseURL: baseURL)
+        let sensitive = sensitiveFields.union(last.credentials)
+        if error.request == nil { error.request = summary(of: request, sensitiveFields: sensitive) }
         if error.curlCommand == nil {
-            // The request as the transport was handed it (secrets redacted), else as the call built it.
-            let command =
-                sent.map {
-                    CurlCommand(
-                        $0.request,
-                        baseURL: $0.baseURL,
-                        secretFields: $0.credentials.headerFields,
-                        secretQueryItems: $0.credentials.queryItems
-                    )
-                } ?? CurlCommand(request, baseURL: baseURL)
-            error.curlCommand = command.description
+            // The request as the transport was handed it, else as the call built it; secrets redacted.
+            error.curlCommand = CurlCommand(last.request, baseURL: last.baseURL, sensitiveFields: sensitive).description
         }
-        return error
+        // A server may quote a credential back (in its body, or an error's text): none leaves in an error. Credentials
+        // are the sensitive header values and the query items an auth middleware added; a query item merely named like
+        // one (`key`, `token`) is redacted in the URLs above, but its value is not hunted for in every text.
+        let credentials = SensitiveFields(headerFields: sensitive.headerFields, queryItems: last.credentials.queryItems)
+        return credentials.redaction(of: last.request, baseURL: last.baseURL).scrub(error)
     }
 
     /// What comes out of stages 6 to 9 as a `ParleyError`: the stages throw only `ParleyError`s, but a middleware may
@@ -339,11 +356,14 @@ final class Pipeline: Sendable {
         return secrets.isEmpty ? failure : Redaction(secrets).scrub(failure)
     }
 
-    /// The method and URL of `request` for an error, user info redacted.
-    static func summary(of request: HTTPRequest) -> ParleyError.RequestSummary {
+    /// The method and URL of `request` for an error, user info and sensitive query items redacted.
+    static func summary(of request: HTTPRequest, sensitiveFields: SensitiveFields = .default) -> ParleyError.RequestSummary {
         ParleyError.RequestSummary(
             method: request.method,
-            url: RequestURLText.redactingUserInfo(request.absoluteURLString(baseURL: nil))
+            url: RequestURL(request, baseURL: nil).redacted(
+                queryItems: sensitiveFields.queryItems,
+                placeholder: Redaction.placeholder
+            )
         )
     }
 
@@ -402,6 +422,8 @@ struct CallScope: Sendable {
     let headTimeout: Duration?
     /// How many requests have reached the request middlewares (stage 8); `nil` when the client has none.
     let requests: RequestCounter?
+    /// What the client treats as secret (``SensitiveFields/current``).
+    let sensitiveFields: SensitiveFields
     /// The last request handed to the transport, for ``ParleyError/curlCommand``.
     var sent: SentRequest? = nil
 

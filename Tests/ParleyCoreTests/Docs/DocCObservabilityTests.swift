@@ -70,6 +70,15 @@ extension DocCObservability {
                     return fields.first { $0[0] == .string("x-request-id") }?[1]?.stringValue
                 }
                 #expect(sentID != nil && sentID == record["parley.request_id"])
+
+                var settings = Client.Configuration()
+                settings.sensitiveFields = SensitiveFields().adding(headerFields: ["X-Session"], queryItems: ["session"])
+                let guarded = Client(baseURL: baseURL, middlewares: [.logging(logger)], configuration: settings)
+                _ = try await guarded.send(Echo())
+                // info: GET http://127.0.0.1:8080/echo?session=<redacted>&page=2 → 200 OK in 1.2 ms (…)
+                let guardedLine = try #require(recorder.records.last)
+                #expect(guardedLine["url.full"] == "\(baseURL.absoluteString)/echo?session=<redacted>&page=2")
+                #expect(guardedLine.everything.contains("s3cr3t") == false)
             }
         }
 

@@ -13,9 +13,20 @@ struct LogLine: Sendable {
     let endpoint: String
     /// The attempt number (`nil` for a line about the whole call).
     let attempt: Int?
+    /// What is secret: the middleware's names, the client's, and the credentials the auth middlewares added.
+    let sensitive: SensitiveFields
+
+    init(middleware: LoggingMiddleware, request: HTTPRequest, url: RequestURL, endpoint: String, attempt: Int?) {
+        self.middleware = middleware
+        self.request = request
+        self.url = url
+        self.endpoint = endpoint
+        self.attempt = attempt
+        sensitive = SensitiveFields.current.union(middleware.sensitiveFields)
+    }
 
     private var redactedURL: String {
-        url.redacted(queryItems: middleware.redactedQueryItems, placeholder: Redaction.placeholder)
+        url.redacted(queryItems: sensitive.queryItems, placeholder: Redaction.placeholder)
     }
 
     /// The message of the line written when the request is sent.
@@ -32,7 +43,7 @@ struct LogLine: Sendable {
         if detailed {
             metadata["http.request.headers"] = headers(request.headerFields)
             // The request as a curl command line, secrets redacted (CurlCommand); the body stays out.
-            let curl = CurlCommand(request, url: redactedURL, secretFields: middleware.redactedHeaders)
+            let curl = CurlCommand(request, url: redactedURL, secretFields: sensitive.headerFields)
             metadata["http.request.curl"] = .string(curl.description)
         }
         return metadata
@@ -90,19 +101,15 @@ struct LogLine: Sendable {
     private func headers(_ fields: HTTPFields) -> Logger.MetadataValue {
         .array(
             fields.map { field in
-                let value = middleware.redactedHeaders.contains(field.name) ? Redaction.placeholder : field.value
+                let value = sensitive.headerFields.contains(field.name) ? Redaction.placeholder : field.value
                 return .string(PrintableText.escaping("\(field.name.canonicalName): \(value)"))
             }
         )
     }
 
-    /// Scrubs the request's secrets (redacted query items, user info, redacted header values) out of errors.
+    /// Scrubs the request's secrets (sensitive query items, user info, sensitive header values) out of errors.
     private var redaction: Redaction {
-        let headerValues = request.headerFields.filter { middleware.redactedHeaders.contains($0.name) }.flatMap { field in
-            // `Bearer abc` or `Basic …`: the credential alone may show up too.
-            [field.value] + field.value.split(separator: " ").dropFirst().map(String.init)
-        }
-        return Redaction(url.secrets(queryItems: middleware.redactedQueryItems) + headerValues)
+        sensitive.redaction(of: request, url: url)
     }
 
     /// A `ParleyError`'s kind and message, or any other error's description.

@@ -26,9 +26,12 @@ public import OpenAPIRuntime
 /// trace logs may show personal data).
 ///
 /// **Secrets.** In URLs the user info and the values of the query items named in ``redactedQueryItems`` are
-/// replaced by `<redacted>`; the values of the header fields in ``redactedHeaders`` (always `Authorization`,
-/// `Cookie`, `Set-Cookie`, `Proxy-Authorization`) are too, and those secrets are scrubbed out of logged errors.
-/// Install the middleware after an auth middleware that adds a query item to see it, and add that item's name.
+/// replaced by `<redacted>`; the values of the header fields in ``redactedHeaders`` (always
+/// ``SensitiveFields/defaultHeaderFields``: `Authorization`, `Cookie`, `Set-Cookie`, `Proxy-Authorization`,
+/// `X-API-Key`, `X-Auth-Token`, …) are too, and those secrets are scrubbed out of logged errors. So are those of
+/// ``SensitiveFields/current``: in a `Client`, its ``Client/Configuration/sensitiveFields``, and whatever header field
+/// or query item Parley's auth middlewares (``APIKeyMiddleware``, ``BearerAuthMiddleware``, ``BasicAuthMiddleware``)
+/// added, under any name.
 ///
 /// **Metadata keys.** `parley.request_id`, `parley.endpoint`, `parley.attempt`, `http.request.method`,
 /// `url.full`, `http.response.status_code`, `parley.duration_ms`, `parley.bytes_sent`, `parley.bytes_received`,
@@ -43,15 +46,11 @@ public import OpenAPIRuntime
 /// middleware; set ``requestIDHeader`` to also send it (a request already carrying that field keeps its value,
 /// which is then the id).
 public struct LoggingMiddleware: ClientMiddleware {
-    /// The header fields whose values are never logged.
-    public static let alwaysRedactedHeaders: Set<HTTPField.Name> = [
-        .authorization, .cookie, .setCookie, .proxyAuthorization,
-    ]
-    /// Query items whose values are redacted by default (compared without regard to case).
-    public static let defaultRedactedQueryItems: Set<String> = [
-        "access_token", "api_key", "apikey", "key", "token", "password", "secret", "client_secret",
-        "signature", "sig", "x-amz-signature", "x-amz-credential", "x-goog-signature", "awsaccesskeyid",
-    ]
+    /// The header fields whose values are never logged: ``SensitiveFields/defaultHeaderFields``.
+    public static let alwaysRedactedHeaders: Set<HTTPField.Name> = SensitiveFields.defaultHeaderFields
+    /// Query items whose values are redacted by default (compared without regard to case):
+    /// ``SensitiveFields/defaultQueryItems``.
+    public static let defaultRedactedQueryItems: Set<String> = SensitiveFields.defaultQueryItems
 
     /// Where the lines go.
     public let logger: Logger
@@ -67,6 +66,10 @@ public struct LoggingMiddleware: ClientMiddleware {
     public let bodyLimit: Int
     /// A header field to send the request id in, if any (such as `X-Request-ID`).
     public let requestIDHeader: HTTPField.Name?
+    /// ``redactedHeaders`` and ``redactedQueryItems`` as one list. Each request is logged with these redacted, and
+    /// with what ``SensitiveFields/current`` says is secret (in a `Client`, its ``Client/Configuration/sensitiveFields``;
+    /// the credentials Parley's auth middlewares added).
+    public var sensitiveFields: SensitiveFields { SensitiveFields(headerFields: redactedHeaders, queryItems: redactedQueryItems) }
 
     /// A logging middleware writing to `logger`.
     ///

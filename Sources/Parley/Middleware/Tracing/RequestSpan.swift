@@ -12,9 +12,11 @@ import Tracing
 struct RequestSpan: Sendable {
     /// The span.
     let span: any Span
-    /// The request's URL, for scrubbing its secrets out of recorded errors.
+    /// The request and its URL, for scrubbing its secrets out of recorded errors.
+    private let request: HTTPRequest
     private let url: RequestURL
-    private let redactedQueryItems: Set<String>
+    /// What is secret: the middleware's query items, and ``SensitiveFields/current``.
+    private let sensitive: SensitiveFields
 
     /// What OpenTelemetry puts in place of a secret in `url.full`.
     static let placeholder = "REDACTED"
@@ -37,7 +39,9 @@ struct RequestSpan: Sendable {
     ) {
         let url = RequestURL(request, baseURL: baseURL)
         self.url = url
-        self.redactedQueryItems = redactedQueryItems
+        self.request = request
+        let sensitive = SensitiveFields.current.union(SensitiveFields(headerFields: [], queryItems: redactedQueryItems))
+        self.sensitive = sensitive
         let method = ObservationLabels.method(request.method)
         let span = tracer.startSpan(
             method == "_OTHER" ? "HTTP" : method,
@@ -48,7 +52,7 @@ struct RequestSpan: Sendable {
         var attributes = SpanAttributes()
         attributes["http.request.method"] = method
         if method == "_OTHER" { attributes["http.request.method_original"] = request.method.rawValue }
-        attributes["url.full"] = url.redacted(queryItems: redactedQueryItems, placeholder: Self.placeholder)
+        attributes["url.full"] = url.redacted(queryItems: sensitive.queryItems, placeholder: Self.placeholder)
         if !url.scheme.isEmpty { attributes["url.scheme"] = url.scheme }
         if !url.host.isEmpty { attributes["server.address"] = url.host }
         if let port = url.port { attributes["server.port"] = port }
@@ -67,7 +71,7 @@ struct RequestSpan: Sendable {
         }
         if let failure = exchange.failure {
             errorType = ObservationLabels.errorKind(failure)
-            span.recordError(Redaction(url.secrets(queryItems: redactedQueryItems)).scrub(failure))
+            span.recordError(sensitive.redaction(of: request, url: url).scrub(failure))
         }
         if let errorType {
             span.attributes["error.type"] = errorType

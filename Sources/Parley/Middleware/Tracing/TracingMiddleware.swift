@@ -18,11 +18,12 @@ public import Tracing
 ///
 /// **Spans.** Named after the method (`GET`; `HTTP` for a method outside the standard ones), of kind `.client`,
 /// children of the task's current span if any. Attributes: `http.request.method` (and
-/// `http.request.method_original`), `url.full` (user info and the values of ``redactedQueryItems`` replaced by
-/// `REDACTED`), `url.scheme`, `server.address`, `server.port`, `http.response.status_code`,
+/// `http.request.method_original`), `url.full` (user info and the values of ``redactedQueryItems`` and of the query
+/// items of ``SensitiveFields/current`` replaced by `REDACTED`), `url.scheme`, `server.address`, `server.port`, `http.response.status_code`,
 /// `http.request.resend_count` (from the second request of a call on), `parley.endpoint` (the
 /// ``Endpoint/name``), and `error.type` on failure: the status code for a 4xx or 5xx answer, the
-/// ``ParleyError/Kind`` label for an error (recorded with `recordError`, secrets scrubbed). Both set the span's
+/// ``ParleyError/Kind`` label for an error (recorded with `recordError`, the request's sensitive header values and
+/// query items scrubbed: ``SensitiveFields``). Both set the span's
 /// status to `.error`, as the conventions ask of clients. A span ends when the exchange is over: when the
 /// response body has been read to its end, failed, or been released unread (an error mid-body is recorded).
 ///
