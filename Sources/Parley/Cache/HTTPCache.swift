@@ -291,7 +291,10 @@ public final class HTTPCache: Sendable {
             guard revalidations[key] == nil else { return }  // one at a time per key
             revalidations[key] = Task { [self] in
                 if let (_, body) = try? await revalidate(request, baseURL: baseURL, key: key, cached: cached, next: next) {
-                    await UnusedBody.drain(body)
+                    // Read to its end, so that a new response is stored (no caller reads it), unless it is too large to be.
+                    var iterator = body?.makeAsyncIterator()
+                    var count = 0
+                    while count <= maxEntrySize, let chunk = try? await iterator?.next() { count += chunk.count }
                 }
                 _ = self.revalidations.withLock { $0.removeValue(forKey: key) }
             }

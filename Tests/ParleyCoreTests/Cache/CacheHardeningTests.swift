@@ -57,6 +57,11 @@ private final class HostileCacheOrigin: Sendable {
             let number = count("fresh")
             return text("fresh \(number)", [("Cache-Control", "max-age=60"), ("Content-Type", "text/plain")])
         }
+        router.get("swr-large") { _, _ -> Response in
+            let number = count("swr-large")
+            let body = String(repeating: number == 1 ? "a" : "b", count: 100_000)
+            return text(body, [("Cache-Control", "max-age=0, stale-while-revalidate=60"), ("Content-Type", "text/plain")])
+        }
         router.get("page") { _, _ -> Response in
             _ = count("page")
             return text("page", [("Cache-Control", "max-age=60"), ("Set-Cookie", "sid=SECRET1; Path=/")])
@@ -340,6 +345,23 @@ struct CacheHardeningTests {
             #expect(received >= 3)
             #expect(ContinuousClock.now - started < .seconds(8))
         }
+    }
+
+    @Test("a background revalidation (stale-while-revalidate) stores a new body larger than what a drain reads")
+    func backgroundRevalidationStoresLargeBody() async throws {
+        let origin = try await HostileCacheOrigin.start()
+        let cache = HTTPCache()
+        let client = cachingClient(origin, cache: cache)
+        #expect(try await client.send(Text(path: "/swr-large")).hasPrefix("a"))
+        let (stale, head) = try await client.response(for: Text(path: "/swr-large"))
+        #expect(HTTPCache.outcome(of: head) == .stale && stale.hasPrefix("a"))
+        await cache.waitForRevalidations()
+        let (renewed, renewedHead) = try await client.response(for: Text(path: "/swr-large"))
+        #expect(HTTPCache.outcome(of: renewedHead) == .stale)
+        #expect(renewed.hasPrefix("b") && renewed.count == 100_000, "the revalidated body was not stored")
+        await cache.waitForRevalidations()
+        try await client.shutdown()
+        await origin.stop()
     }
 
     @Test("a body read to its end is stored and answered as a hit; one dropped or too large is not stored")
