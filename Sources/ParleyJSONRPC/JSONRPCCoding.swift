@@ -171,6 +171,24 @@ enum JSONRPCCoding {
         calls: [(id: JSONRPCID, name: String)],
         reply: JSONRPCReply
     ) -> (outcomes: [Result<any Sendable, ParleyError>], unmatched: [ParleyError], unmatchedCount: Int) {
+        let located = locate(parsed, calls: calls, reply: reply)
+        let outcomes = calls.indices.map { index -> Result<any Sendable, ParleyError> in
+            located.positions[index].flatMap { position in
+                outcome(located.elements[position], name: calls[index].name, id: calls[index].id, reply: reply)
+            }
+        }
+        return (outcomes, located.unmatched, located.unmatchedCount)
+    }
+
+    /// Finds each call's answer in a batch answer by id: the position of its one element in `elements`, or why it
+    /// has none (unanswered, answered more than once, or the whole batch answered with one error object). The one
+    /// check of a batch answer's ids: ``match(_:calls:reply:)`` and the batching channel use it. Of the answers
+    /// that match no call, the first ``unmatchedKept`` are kept and all are counted.
+    static func locate(
+        _ parsed: Reply,
+        calls: [(id: JSONRPCID, name: String)],
+        reply: JSONRPCReply
+    ) -> (elements: [ResponseElement], positions: [Result<Int, ParleyError>], unmatched: [ParleyError], unmatchedCount: Int) {
         let elements: [ResponseElement]
         switch parsed {
         case .batch(let array):
@@ -186,7 +204,7 @@ enum JSONRPCCoding {
                 )
                 failure.response = reply.head
                 failure.body = reply.data.prefix(ParleyError.excerptLimit)
-                return (Array(repeating: .failure(failure), count: calls.count), [failure], 1)
+                return ([element], Array(repeating: .failure(failure), count: calls.count), [failure], 1)
             }
             elements = [element]
         }
@@ -208,11 +226,11 @@ enum JSONRPCCoding {
             }
         }
         let strays = unmatchedSummary(unmatched, count: unmatchedCount)
-        let outcomes = calls.indices.map { index -> Result<any Sendable, ParleyError> in
+        let positions = calls.indices.map { index -> Result<Int, ParleyError> in
             let call = calls[index]
             switch answerCount[index] {
             case 1:
-                return outcome(elements[answerIndex[index]], name: call.name, id: call.id, reply: reply)
+                return .success(answerIndex[index])
             case 0:
                 var text = "The server's batch answer has no answer for the call \(call.name) (id \(call.id))."
                 if let strays { text += " " + strays }
@@ -231,7 +249,7 @@ enum JSONRPCCoding {
                 return .failure(failure)
             }
         }
-        return (outcomes, unmatched, unmatchedCount)
+        return (elements, positions, unmatched, unmatchedCount)
     }
 
     /// "It also held 3 answers that match no call: …", naming at most ``unmatchedNamed`` of `count` and

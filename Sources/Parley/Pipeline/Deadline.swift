@@ -17,7 +17,11 @@ package enum Deadline {
     /// it and throws `expired()`. Errors of the operation are rethrown as they are. Cancelling the caller cancels
     /// the operation, whose own error (or value) is then the outcome.
     ///
-    /// The operation is awaited after it is cancelled: it must react to cancellation (Parley's transports do).
+    /// The operation is awaited after it is cancelled: it must react to cancellation at once (Parley's transports
+    /// do), so that the caller is released at its deadline and nothing is left running. An operation that waits
+    /// for work shared with other callers (a batch, a coalesced request, a session being renewed) makes that wait
+    /// end at once when cancelled, leaving the work to the others and cancelling it when nobody waits any more
+    /// (`JSONRPCBatchingChannel` does): the shared work is not the caller's to wait for.
     package static func run<Value: Sendable>(
         within limit: Duration,
         startingAt start: Signal? = nil,

@@ -19,8 +19,11 @@ public import Parley
 ///
 /// The first message of a batch waits at most `window` for others; a batch of `maxBatchSize` goes at once. Each
 /// call's result and error are what they would be alone: the answer is split by id, bytes untouched. Messages that
-/// are batches already go as they are. A batch is repeatable only when all its calls are. A caller that stops
-/// waiting (cancelled, timed out) before its batch leaves is taken out of it.
+/// are batches already go as they are. A batch is repeatable only when all its calls are. The answer is read once
+/// for all its calls, with the checks of a `JSONRPCClient` batch (an id answered twice is a
+/// ``/Parley/ParleyError/Kind/jsonRPCProtocol`` failure of its call). A caller that stops waiting (cancelled, timed
+/// out) returns at once: a batch that has not left goes without it, one in flight goes on for the others, and is
+/// cancelled once nobody waits for it.
 public final class JSONRPCBatchingChannel: JSONRPCChannel {
     /// The channel the batches go through.
     public let base: any JSONRPCChannel
@@ -29,20 +32,7 @@ public final class JSONRPCBatchingChannel: JSONRPCChannel {
     /// The most messages in one batch.
     public let maxBatchSize: Int
 
-    private struct Waiter {
-        let message: Data
-        let exchange: JSONRPCExchange
-        var continuation: CheckedContinuation<JSONRPCReply?, any Error>?
-    }
-
-    private struct State {
-        var pending: [Int: Waiter] = [:]
-        var order: [Int] = []
-        var next = 0
-        var timer: Task<Void, Never>?
-    }
-
-    private let state = LockedState(State())
+    private let state: LockedState<JSONRPCBatchingState>
 
     /// Batches messages to `base`: each batch waits at most `window` after its first message, and holds at most
     /// `maxBatchSize` messages.
@@ -50,6 +40,7 @@ public final class JSONRPCBatchingChannel: JSONRPCChannel {
         self.base = base
         self.window = window
         self.maxBatchSize = max(maxBatchSize, 1)
+        state = LockedState(JSONRPCBatchingState(maxBatchSize: maxBatchSize))
     }
 
     /// ``exchange(_:describing:)`` with the ids alone.
@@ -57,146 +48,147 @@ public final class JSONRPCBatchingChannel: JSONRPCChannel {
         try await exchange(message, describing: JSONRPCExchange(methods: [], ids: ids, isRepeatable: false))
     }
 
-    /// Queues the message for the next batch and waits for its answer.
+    /// Queues the message for the next batch and waits for its answer. A caller that stops waiting (cancelled, out
+    /// of time) returns at once, whether its batch has left or not; a batch nobody waits for any more is cancelled.
     public func exchange(_ message: Data, describing exchange: JSONRPCExchange) async throws(ParleyError) -> JSONRPCReply? {
         if message.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "[") {
             return try await base.exchange(message, describing: exchange)
         }
-        let key = state.withLock { state -> Int in
-            state.next += 1
-            state.pending[state.next] = Waiter(message: message, exchange: exchange)
-            state.order.append(state.next)
-            return state.next
-        }
+        let key = state.withLock { $0.number() }
         do {
             return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<JSONRPCReply?, any Error>) in
-                    let flushNow = state.withLock { state -> Bool? in
-                        guard state.pending[key] != nil else { return nil }  // cancelled already
-                        state.pending[key]?.continuation = continuation
-                        if state.order.count >= maxBatchSize { return true }
-                        if state.timer == nil {
-                            let window = self.window
-                            state.timer = Task { [weak self] in
-                                try? await Task.sleep(for: window)
-                                self?.flush(fromTimer: true)
-                            }
-                        }
-                        return false
-                    }
-                    switch flushNow {
-                    case nil:
-                        continuation.resume(
-                            throwing: ParleyError(.cancelled, "The JSON-RPC call was cancelled before its batch was sent.")
-                        )
-                    case true?: flush(fromTimer: false)
-                    case false?: break
+                try await withCheckedThrowingContinuation { (continuation: JSONRPCBatchingState.Continuation) in
+                    let queued = JSONRPCBatchingState.Queued(
+                        key: key,
+                        message: message,
+                        exchange: exchange,
+                        continuation: continuation
+                    )
+                    let arrival = state.withLock { $0.arrive(queued, isCancelled: Task.isCancelled) }
+                    switch arrival {
+                    case .wait: break
+                    case .cancelled: continuation.resume(throwing: Self.cancellation)
+                    case .openWindow(let id): startWindow(id)
+                    case .send(let batch, let timer):
+                        timer?.cancel()
+                        start(batch)
                     }
                 }
             } onCancel: {
-                let continuation = state.withLock { state -> CheckedContinuation<JSONRPCReply?, any Error>? in
-                    state.order.removeAll { $0 == key }
-                    return state.pending.removeValue(forKey: key)?.continuation
-                }
-                continuation?.resume(
-                    throwing: ParleyError(.cancelled, "The JSON-RPC call was cancelled before its batch was sent.")
-                )
+                let leaving = state.withLock { $0.leave(key) }
+                leaving.cancel?.cancel()
+                leaving.continuation?.resume(throwing: Self.cancellation)
             }
         } catch {
-            throw ParleyError.wrapping(error, as: .transport, "The JSON-RPC batch failed: \(error)")
+            // The continuation is resumed with ParleyErrors alone; rethrown as they are, not described again (an
+            // error object of megabytes would be rendered once per call).
+            if let error = error as? ParleyError { throw error }
+            throw ParleyError(.transport, "The JSON-RPC batch failed: \(error)", underlying: error)
         }
     }
 
-    /// Takes the queued messages that are ready (at most ``maxBatchSize``) and sends them as one batch.
-    private func flush(fromTimer: Bool) {
-        let batch = state.withLock { state -> [Waiter] in
-            if fromTimer { state.timer = nil }
-            var taken: [Waiter] = []
-            var kept: [Int] = []
-            for key in state.order {
-                if taken.count < maxBatchSize, let waiter = state.pending[key], waiter.continuation != nil {
-                    taken.append(waiter)
-                    state.pending[key] = nil
-                } else {
-                    kept.append(key)
-                }
-            }
-            state.order = kept
-            if !fromTimer, kept.isEmpty {
-                state.timer?.cancel()
-                state.timer = nil
-            }
-            return taken
+    private static let cancellation = ParleyError(
+        .cancelled,
+        "The JSON-RPC call was cancelled (or ran out of time) while it waited for its batch's answer."
+    )
+
+    /// Starts the timer of window `id`, which sends the window's batch when it ends.
+    private func startWindow(_ id: Int) {
+        let window = self.window
+        let timer = Task { [weak self] in
+            guard (try? await Task.sleep(for: window)) != nil, let self else { return }
+            if let batch = state.withLock({ $0.windowEnded(id) }) { start(batch) }
         }
-        guard !batch.isEmpty else { return }
-        Task { await send(batch) }
+        state.withLock { $0.windowStarted(id, timer: timer) }?.cancel()
     }
 
-    private func send(_ batch: [Waiter]) async {
-        if batch.count == 1, let only = batch.first {
+    /// Sends `batch` in a task of its own, which the callers' cancellation cancels once none of them waits.
+    private func start(_ batch: JSONRPCBatchingState.Batch) {
+        let task = Task { await send(batch) }
+        state.withLock { $0.batchStarted(batch.id, task: task) }?.cancel()
+    }
+
+    /// Sends the batch (a lone message as it is), then hands each caller still waiting its answer.
+    private func send(_ batch: JSONRPCBatchingState.Batch) async {
+        let answers: [Int: Result<JSONRPCReply?, ParleyError>]
+        if batch.messages.count == 1, let only = batch.messages.first {
             do throws(ParleyError) {
-                only.continuation?.resume(returning: try await base.exchange(only.message, describing: only.exchange))
+                answers = [only.key: .success(try await base.exchange(only.message, describing: only.exchange))]
             } catch {
-                only.continuation?.resume(throwing: error)
+                answers = [only.key: .failure(error)]
             }
-            return
-        }
-        var message = Data("[".utf8)
-        for (index, waiter) in batch.enumerated() {
-            if index > 0 { message.append(UInt8(ascii: ",")) }
-            message.append(waiter.message)
-        }
-        message.append(UInt8(ascii: "]"))
-        let exchange = JSONRPCExchange(
-            methods: batch.flatMap(\.exchange.methods),
-            ids: batch.flatMap(\.exchange.ids),
-            isRepeatable: batch.allSatisfy { $0.exchange.ids.isEmpty || $0.exchange.isRepeatable }
-        )
-        let reply: JSONRPCReply?
-        do throws(ParleyError) {
-            reply = try await base.exchange(message, describing: exchange)
-        } catch {
-            for waiter in batch { waiter.continuation?.resume(throwing: error) }
-            return
-        }
-        let elements = reply.flatMap { JSONArrayElements.split($0.data) }
-        var byID: [JSONRPCID: Data] = [:]
-        for element in elements ?? [] {
-            if let id = (try? JSONDecoder().decode(IDPeek.self, from: element))?.id, byID[id] == nil { byID[id] = element }
-        }
-        for waiter in batch {
-            guard let first = waiter.exchange.ids.first else {
-                waiter.continuation?.resume(returning: nil)
-                continue
+        } else {
+            var message = Data("[".utf8)
+            for (index, queued) in batch.messages.enumerated() {
+                if index > 0 { message.append(UInt8(ascii: ",")) }
+                message.append(queued.message)
             }
-            guard let reply else {
-                waiter.continuation?.resume(
-                    throwing: ParleyError(
-                        .jsonRPCProtocol,
-                        "The channel returned no answer to a batch of \(exchange.ids.count) calls."
-                    )
-                )
-                continue
+            message.append(UInt8(ascii: "]"))
+            let exchange = JSONRPCExchange(
+                methods: batch.messages.flatMap(\.exchange.methods),
+                ids: batch.messages.flatMap(\.exchange.ids),
+                isRepeatable: batch.messages.allSatisfy { $0.exchange.ids.isEmpty || $0.exchange.isRepeatable }
+            )
+            do throws(ParleyError) {
+                let reply = try await base.exchange(message, describing: exchange)
+                answers = Self.split(reply, among: batch.messages)
+            } catch {
+                answers = Dictionary(uniqueKeysWithValues: batch.messages.map { ($0.key, .failure(error)) })
             }
-            if let element = byID[first] {
-                waiter.continuation?.resume(returning: JSONRPCReply(data: element, head: reply.head))
-            } else if elements == nil {
-                // One answer for the whole batch (a server that refused it): each call reads it.
-                waiter.continuation?.resume(returning: reply)
-            } else {
-                var error = ParleyError(
-                    .jsonRPCProtocol,
-                    "The answer to the batch of \(batch.count) messages has no element with the id \(first); every call that has "
-                        + "an id gets an answer."
-                )
-                error.response = reply.head
-                error.body = reply.data.prefix(ParleyError.excerptLimit)
-                waiter.continuation?.resume(throwing: error)
-            }
+        }
+        let waiting = state.withLock { $0.finished(batch.id) }
+        for (key, continuation) in waiting {
+            continuation.resume(with: answers[key].map { $0.mapError { $0 as any Error } } ?? .failure(Self.cancellation))
         }
     }
 
-    private struct IDPeek: Decodable {
-        var id: JSONRPCID?
+    /// Each message's part of the batch's answer, by key, read once: an element's bytes untouched for the call
+    /// whose id it has (its caller decodes them), or the call's failure (no answer, an id answered twice, or one
+    /// error object for the whole batch, decoded once and shared), with the checks of a `JSONRPCClient` batch.
+    private static func split(
+        _ reply: JSONRPCReply?,
+        among messages: [JSONRPCBatchingState.Queued]
+    ) -> [Int: Result<JSONRPCReply?, ParleyError>] {
+        var answers: [Int: Result<JSONRPCReply?, ParleyError>] = [:]
+        var calls: [(key: Int, id: JSONRPCID, name: String)] = []
+        for queued in messages {
+            if let id = queued.exchange.ids.first {
+                calls.append((queued.key, id, queued.exchange.methods.first ?? "(unnamed)"))
+            } else {
+                answers[queued.key] = .success(nil)  // a notification: sent
+            }
+        }
+        guard !calls.isEmpty else { return answers }
+        guard let reply else {
+            let failure = ParleyError(.jsonRPCProtocol, "The channel returned no answer to a batch of \(calls.count) calls.")
+            for call in calls { answers[call.key] = .failure(failure) }
+            return answers
+        }
+        // An array's elements, each decoded once (ids, error objects; no result is decoded here); anything else
+        // (one object, or bytes that are not JSON) read as a whole, once.
+        var pieces = JSONArrayElements.split(reply.data)
+        var parsed: Reply?
+        if let elements = pieces {
+            let decoder = JSONDecoder()
+            parsed = try? Reply.batch(elements.map { try decoder.decode(ResponseElement.self, from: $0) })
+        }
+        if parsed == nil {
+            pieces = nil
+            do throws(ParleyError) {
+                parsed = try JSONRPCCoding.parse(reply, decoders: ResultDecoders([:]), like: JSONDecoder())
+            } catch {
+                for call in calls { answers[call.key] = .failure(error) }
+                return answers
+            }
+        }
+        guard let parsed else { return answers }
+        let located = JSONRPCCoding.locate(parsed, calls: calls.map { ($0.id, $0.name) }, reply: reply)
+        for (call, position) in zip(calls, located.positions) {
+            answers[call.key] = position.map { position -> JSONRPCReply? in
+                guard let pieces else { return reply }
+                return JSONRPCReply(data: pieces[position], head: reply.head)
+            }
+        }
+        return answers
     }
 }

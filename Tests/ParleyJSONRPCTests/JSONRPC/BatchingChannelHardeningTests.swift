@@ -1,0 +1,297 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import OpenAPIRuntime
+import Parley
+import ParleyAsyncHTTPClient
+import Testing
+
+@testable import ParleyJSONRPC
+@testable import ParleyTestSupport
+
+/// Opens once; everything waiting on it goes on then.
+private final class Gate: Sendable {
+    private let state = LockedBox<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.mutate { state -> Bool in
+                if state.open { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiters = state.mutate { state in
+            state.open = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+}
+
+/// A JSON-RPC server of the test's own on `/rpc` that records how many messages each POST held and answers as its
+/// mode says: `sum` and `subtract` computed, each id once, unless the mode says otherwise.
+private final class BatchServer: Sendable {
+    enum Mode: Sendable {
+        /// Answers at once.
+        case answer
+        /// Answers once ``gate`` is open.
+        case hang
+        /// Answers every batch with one error object (id null) of about `bytes` bytes, slow to decode.
+        case hugeError(bytes: Int)
+        /// Answers the `subtract` calls twice.
+        case subtractTwice
+    }
+
+    let mode: Mode
+    let gate = Gate()
+    /// The number of messages of each POST, in arrival order.
+    let sizes = LockedBox<[Int]>([])
+    /// Each POST's number of messages, as it arrives.
+    let arrivals: AsyncStream<Int>
+    private let arrived: AsyncStream<Int>.Continuation
+    private let server: TestServer
+
+    var baseURL: URL {
+        get throws { try #require(URL(string: "http://127.0.0.1:\(server.port)")) }
+    }
+
+    private init(mode: Mode, server: TestServer, arrivals: AsyncStream<Int>, arrived: AsyncStream<Int>.Continuation) {
+        self.mode = mode
+        self.server = server
+        self.arrivals = arrivals
+        self.arrived = arrived
+    }
+
+    static func start(_ mode: Mode) async throws -> BatchServer {
+        let (arrivals, arrived) = AsyncStream<Int>.makeStream()
+        let box = LockedBox<BatchServer?>(nil)
+        let router = Router(context: BasicRequestContext.self)
+        router.post("rpc") { request, _ -> Response in
+            let body = try await request.body.collect(upTo: 1 << 20)
+            guard let server = box.value else { return Response(status: .serviceUnavailable) }
+            return try await server.answer(Data(body.readableBytesView))
+        }
+        let server = try await TestServer.start(router, label: "parley.batch-server")
+        let batchServer = BatchServer(mode: mode, server: server, arrivals: arrivals, arrived: arrived)
+        box.mutate { $0 = batchServer }
+        return batchServer
+    }
+
+    func stop() async {
+        gate.open()
+        arrived.finish()
+        await server.stop()
+    }
+
+    private func answer(_ body: Data) async throws -> Response {
+        let message = try JSONDecoder().decode(JSONValue.self, from: body)
+        let messages: [JSONValue]
+        if case .array(let elements) = message { messages = elements } else { messages = [message] }
+        sizes.mutate { $0.append(messages.count) }
+        arrived.yield(messages.count)
+        var answers: [JSONValue] = []
+        switch mode {
+        case .hugeError(let bytes):
+            // Written as bytes (encoding a JSONValue this large would cost the server more than the client's read):
+            // 20 000 numbers, which take a JSONValue about a second to decode, and a string to make up the size.
+            let numbers = String(repeating: "1,", count: 20_000) + "1"
+            let text = String(repeating: "x", count: max(bytes - 40_000, 0))
+            return Self.json(
+                Data(
+                    (#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":{"numbers":["#
+                        + numbers + #"],"text":""# + text + #""}}}"#).utf8
+                )
+            )
+        case .hang:
+            await gate.wait()
+        case .answer, .subtractTwice:
+            break
+        }
+        for message in messages {
+            guard let id = message["id"], case .array(let params)? = message["params"] else { continue }
+            let numbers = params.compactMap { value -> Int? in if case .int(let number) = value { number } else { nil } }
+            let method = message["method"]?.stringValue
+            let result = method == "subtract" ? numbers[0] - numbers.dropFirst().reduce(0, +) : numbers.reduce(0, +)
+            let answer: JSONValue = ["jsonrpc": "2.0", "id": id, "result": .int(result)]
+            answers.append(answer)
+            if case .subtractTwice = mode, method == "subtract" { answers.append(answer) }
+        }
+        let isBatch = if case .array = message { true } else { false }
+        return Self.json(try JSONEncoder().encode(isBatch ? .array(answers) : answers[0]))
+    }
+
+    private static func json(_ data: Data) -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
+        )
+    }
+}
+
+/// Tells when each request a client sends ends, and how.
+private final class RequestEnds: ClientMiddleware, Sendable {
+    let ends: AsyncStream<String>
+    private let ended: AsyncStream<String>.Continuation
+
+    init() {
+        (ends, ended) = AsyncStream<String>.makeStream()
+    }
+
+    func intercept(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        do {
+            let response = try await next(request, body, baseURL)
+            ended.yield("answered \(response.0.status.code)")
+            return response
+        } catch {
+            ended.yield("failed: \(error)")
+            throw error
+        }
+    }
+}
+
+/// Runs `call`, returning its outcome.
+private func outcome<T: Sendable>(_ call: () async throws(ParleyError) -> T) async -> Result<T, ParleyError> {
+    do throws(ParleyError) {
+        return .success(try await call())
+    } catch {
+        return .failure(error)
+    }
+}
+
+@Suite("JSONRPCBatchingChannel against a hostile or slow server (issue 24, items 12 and 13)")
+struct BatchingChannelHardeningTests {
+    /// A client of its own on `server`, whose transport and response-head limits are far above the test's time
+    /// limit, so that only the calls' own timeouts can end a call in time.
+    private func rpc(
+        _ server: BatchServer,
+        window: Duration,
+        maxBatchSize: Int,
+        middlewares: [any ClientMiddleware] = []
+    ) throws -> (JSONRPCClient, Client) {
+        var configuration = Client.Configuration()
+        configuration.responseHeadTimeout = .seconds(300)
+        let client = Client(
+            baseURL: try server.baseURL,
+            transport: makeFaultTransport(.asyncHTTPClient, idleTimeout: .seconds(300)),
+            middlewares: middlewares,
+            configuration: configuration
+        )
+        let channel = JSONRPCBatchingChannel(
+            JSONRPCHTTPChannel(client: client, path: "/rpc"),
+            window: window,
+            maxBatchSize: maxBatchSize
+        )
+        return (JSONRPCClient(channel: channel), client)
+    }
+
+    @Test(
+        "a call whose batch hangs fails at its own timeout; the batch goes on for the call still waiting",
+        .timeLimit(.minutes(1))
+    )
+    func timeoutWhileInFlight() async throws {
+        let server = try await BatchServer.start(.hang)
+        let (rpc, client) = try rpc(server, window: .seconds(30), maxBatchSize: 2)
+        async let patient = outcome { () throws(ParleyError) in try await rpc.call(Sum(params: [1, 2])) }
+        let hasty = await outcome { () throws(ParleyError) in try await rpc.call(Sum(params: [3, 4]), timeout: .seconds(2)) }
+        #expect(hasty.failure?.kind == .timeout, "\(hasty)")
+        server.gate.open()
+        #expect(try await patient.get() == 3)
+        #expect(server.sizes.value == [2])
+        try await client.shutdown()
+        await server.stop()
+    }
+
+    @Test("a batch whose callers all timed out is cancelled", .timeLimit(.minutes(1)))
+    func batchCancelledWhenNobodyWaits() async throws {
+        let server = try await BatchServer.start(.hang)
+        let ends = RequestEnds()
+        let (rpc, client) = try rpc(server, window: .seconds(30), maxBatchSize: 2, middlewares: [ends])
+        async let first = outcome { () throws(ParleyError) in try await rpc.call(Sum(params: [1, 2]), timeout: .seconds(2)) }
+        async let second = outcome { () throws(ParleyError) in try await rpc.call(Sum(params: [3, 4]), timeout: .seconds(2)) }
+        #expect(await first.failure?.kind == .timeout)
+        #expect(await second.failure?.kind == .timeout)
+        // The server never answers while the gate is closed: only the batch's cancellation ends its request.
+        var iterator = ends.ends.makeAsyncIterator()
+        let end = await iterator.next()
+        #expect(end?.hasPrefix("failed") == true, "\(end ?? "nil")")
+        try await client.shutdown()
+        await server.stop()
+    }
+
+    @Test("100 concurrent calls with a batch size of 5 reach the server as 20 batches of 5", .timeLimit(.minutes(1)))
+    func fullBatches() async throws {
+        let server = try await BatchServer.start(.answer)
+        let (rpc, client) = try rpc(server, window: .milliseconds(500), maxBatchSize: 5)
+        let results = await withTaskGroup(of: (Int, Result<Int, ParleyError>).self) { group in
+            for index in 0..<100 {
+                group.addTask {
+                    (index, await outcome { () throws(ParleyError) in try await rpc.call(Sum(params: [index, 1000])) })
+                }
+            }
+            var results: [Int: Result<Int, ParleyError>] = [:]
+            for await (index, result) in group { results[index] = result }
+            return results
+        }
+        for index in 0..<100 { #expect(try results[index]?.get() == index + 1000) }
+        #expect(server.sizes.value == Array(repeating: 5, count: 20))
+        try await client.shutdown()
+        await server.stop()
+    }
+
+    @Test("one 8 MiB error object answering a batch of 20 is read once and shared by the calls", .timeLimit(.minutes(1)))
+    func hugeErrorObject() async throws {
+        let server = try await BatchServer.start(.hugeError(bytes: 8 << 20))
+        let (rpc, client) = try rpc(server, window: .seconds(30), maxBatchSize: 20)
+        let results = await withTaskGroup(of: Result<Int, ParleyError>.self) { group in
+            for index in 0..<20 {
+                group.addTask { await outcome { () throws(ParleyError) in try await rpc.call(Sum(params: [index])) } }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(server.sizes.value == [20])
+        #expect(results.count == 20)
+        for result in results {
+            #expect(result.failure?.kind == .jsonRPCError)
+            #expect(result.failure?.jsonRPCError?.code == -32600)
+            // The error of the whole batch (read once), not each call's reading of it.
+            #expect(result.failure?.message.contains("answered the whole batch with one error object") == true)
+        }
+        try await client.shutdown()
+        await server.stop()
+    }
+
+    @Test("an id answered twice in a batch fails its call as jsonRPCProtocol; the others get their results")
+    func idAnsweredTwice() async throws {
+        let server = try await BatchServer.start(.subtractTwice)
+        let (rpc, client) = try rpc(server, window: .seconds(30), maxBatchSize: 3)
+        async let difference = outcome { () throws(ParleyError) in try await rpc.call(Subtract(params: [10, 3])) }
+        async let sum = outcome { () throws(ParleyError) in try await rpc.call(Sum(params: [1, 2])) }
+        async let other = outcome { () throws(ParleyError) in try await rpc.call(Sum(params: [3, 4])) }
+        let twice = await difference
+        #expect(twice.failure?.kind == .jsonRPCProtocol, "\(twice)")
+        #expect(try await sum.get() == 3)
+        #expect(try await other.get() == 7)
+        #expect(server.sizes.value == [3])
+        try await client.shutdown()
+        await server.stop()
+    }
+}
+
+extension Result {
+    fileprivate var failure: Failure? {
+        if case .failure(let error) = self { error } else { nil }
+    }
+}
