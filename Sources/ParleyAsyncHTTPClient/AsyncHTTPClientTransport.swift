@@ -296,7 +296,11 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         )
         if request.method == .head { return (response, nil) }
         let length: HTTPBody.Length =
-            if let header = fields[.contentLength], let count = Int64(header) { .known(count) } else { .unknown }
+            if let header = fields[.contentLength], let count = HeaderNumber.nonNegative(header) {
+                .known(Int64(count))
+            } else {
+                .unknown
+            }
         let responseBody = HTTPBody(
             TranslatedBody(base: incoming.body, request: request, bodyProgress: bodyProgress),
             length: length,
