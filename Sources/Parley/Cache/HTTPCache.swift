@@ -1,4 +1,5 @@
 public import HTTPTypes
+import Crypto
 import OpenAPIRuntime
 
 #if canImport(FoundationEssentials)
@@ -489,7 +490,8 @@ public final class HTTPCache: Sendable {
 
     /// A credential's fingerprint: enough to tell two users apart, not to read the credential back.
     private static func fingerprint(_ value: String) -> String {
-        fingerprintPrefix + SHA256.hex(Array("parley-cache-credential:\(value)".utf8))
+        let digest = SHA256.hash(data: Array("parley-cache-credential:\(value)".utf8))
+        return fingerprintPrefix + digest.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
     }
 
     private static func normalizedValue(_ values: [String]) -> String? {
