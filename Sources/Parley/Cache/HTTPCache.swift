@@ -1,5 +1,5 @@
-public import HTTPTypes
 import Crypto
+public import HTTPTypes
 import OpenAPIRuntime
 
 #if canImport(FoundationEssentials)
