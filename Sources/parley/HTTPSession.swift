@@ -45,10 +45,15 @@ struct HTTPSession: Codable {
         return config.appendingPathComponent("parley/sessions/\(host)/\(safeName).json")
     }
 
+    /// The largest session file read (cookies, a credential and header fields fit in far less).
+    static let maxSize = 4 << 20
+
     /// The session in `file` for `origin`, or a new one when there is none yet.
     static func load(from file: URL, for origin: URL) throws -> HTTPSession {
-        guard FileManager.default.fileExists(atPath: file.path) else { return HTTPSession(origin: origin.absoluteString) }
-        let data = try Data(contentsOf: file)
+        // Opened, then checked on the descriptor: a link to a huge file or a pipe is refused without being read.
+        guard let data = try PrivateFile.read(file.path, limit: maxSize, what: "The session file") else {
+            return HTTPSession(origin: origin.absoluteString)
+        }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         do {
