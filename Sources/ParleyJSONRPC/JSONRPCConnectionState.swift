@@ -305,6 +305,19 @@ package struct JSONRPCConnectionState: Sendable {
         )
     }
 
+    /// The answer to a request (or the requests of a batch) beyond the concurrency limit.
+    package static func busyAnswer(to parsed: JSONValue, limit: Int) -> Data? {
+        let error = busyError(limit: limit)
+        func one(_ element: JSONValue) -> Data? {
+            guard case .object(let members) = element, let id = members["id"] else { return nil }
+            return JSONRPCRouter.errorResponse(error, id: id)
+        }
+        guard case .array(let elements) = parsed else { return one(parsed) }
+        let answers = elements.compactMap(one)
+        guard !answers.isEmpty else { return nil }
+        return Data("[".utf8) + answers.joined(separator: Data(",".utf8)) + Data("]".utf8)
+    }
+
     // MARK: Subscriptions
 
     /// Registers a subscription before its subscribe call is sent, so notifications that overtake the call's answer

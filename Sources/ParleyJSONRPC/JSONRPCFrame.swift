@@ -62,6 +62,17 @@ package enum JSONRPCFrame: Equatable, Sendable {
         }
     }
 
+    /// The id of `data` when it is one request (an object with `method` and an integer or string `id`), read from
+    /// its bytes; `nil` for anything else.
+    package static func requestID(_ data: Data) -> JSONRPCID? {
+        data.withUnsafeBytes { raw in
+            var scanner = Scanner(bytes: raw.bindMemory(to: UInt8.self))
+            scanner.skipWhitespace()
+            guard scanner.peek() == UInt8(ascii: "{"), let object = scanner.object(), object.hasMethod else { return nil }
+            return object.id
+        }
+    }
+
     private struct Scanner {
         let bytes: UnsafeBufferPointer<UInt8>
         var index = 0

@@ -178,19 +178,29 @@ package final class JSONRPCMultiplexer: Sendable {
         }
     }
 
-    /// Routes one message read outside a reading loop (an MCP event stream; several streams feed one channel): its
-    /// handling, if any, runs in a task of its own.
-    package func dispatch(_ message: Data, write: @escaping Writer) {
-        guard let handling = route(message, write: write) else { return }
-        Task(operation: handling)
+    /// What a message from the peer leaves to do (``admit(_:write:)``).
+    package enum Admitted: Sendable {
+        /// An answer to write at once: the refusal of a request beyond the limit, or `-32700` for what is not JSON.
+        case answer(Data)
+        /// The handling of an admitted request, to run concurrently.
+        case handling(Handling)
+    }
+
+    /// ``admit(_:write:)``, with an answer at once written by a handling of its own, to run concurrently.
+    package func route(_ message: Data, write: @escaping Writer) -> Handling? {
+        switch admit(message, write: write) {
+        case nil: nil
+        case .answer(let answer)?: { try? await write(answer) }
+        case .handling(let handling)?: handling
+        }
     }
 
     /// Routes one message from the peer, in arrival order, decoding it once at most: an answer goes to its caller
     /// undecoded (the caller decodes it with its typed decoders), a notification to its subscription or ``incoming``
     /// (a cancellation also cancels the request it names); a request takes one of the peer's slots and is reserved for
-    /// its cancellations, and its handling is returned (its answer written with `write`), to run concurrently; beyond
-    /// the limit, its handling answers `-32000` at once.
-    package func route(_ message: Data, write: @escaping Writer) -> Handling? {
+    /// its cancellations, and its handling is returned (its answer written with `write`, its slot freed after); beyond
+    /// the limit, its answer `-32000` is returned.
+    package func admit(_ message: Data, write: @escaping Writer) -> Admitted? {
         switch JSONRPCFrame.scan(message) {
         case .answers(let ids):
             let reply = JSONRPCReply(data: message)
@@ -198,12 +208,18 @@ package final class JSONRPCMultiplexer: Sendable {
             return nil
         case .malformed:
             // Not JSON: answer as the specification says; nobody waits on it.
-            return { try? await write(JSONRPCRouter.errorResponse(.parseError(), id: .null)) }
+            return .answer(JSONRPCRouter.errorResponse(.parseError(), id: .null))
         case .messages:
             break
         }
+        // Beyond the limit, a request is refused from the id its bytes carry: a flood costs a scan each, not a decoding.
+        if let id = JSONRPCFrame.requestID(message),
+            let limit = state.withLock({ $0.peerRequests < $0.maxPeerRequests ? nil : $0.maxPeerRequests })
+        {
+            return JSONRPCConnectionState.busyAnswer(to: ["id": JSONValue(id)], limit: limit).map { .answer($0) }
+        }
         guard let parsed = try? router.decoder.decode(JSONValue.self, from: message) else {
-            return { try? await write(JSONRPCRouter.errorResponse(.parseError(), id: .null)) }
+            return .answer(JSONRPCRouter.errorResponse(.parseError(), id: .null))
         }
         if case .object(let members) = parsed, case .string(let method)? = members["method"], members["id"] == nil {
             requests.cancel(method: method, params: members["params"], using: router.cancellations)
@@ -214,30 +230,16 @@ package final class JSONRPCMultiplexer: Sendable {
         }
         guard state.withLock({ $0.peerRequestStarted() }) else {
             let limit = state.withLock { $0.maxPeerRequests }
-            guard let busy = Self.busyAnswer(to: parsed, limit: limit) else { return nil }
-            return { try? await write(busy) }
+            return JSONRPCConnectionState.busyAnswer(to: parsed, limit: limit).map { .answer($0) }
         }
         guard let handling = router.intake(parsed: parsed, tasks: requests) else {
             state.withLock { $0.peerRequestFinished() }
             return nil
         }
-        return { [state] in
+        return .handling { [state] in
             defer { state.withLock { $0.peerRequestFinished() } }
             if let answer = await handling() { try? await write(answer) }
         }
-    }
-
-    /// The answer to a request (or the requests of a batch) beyond the concurrency limit.
-    private static func busyAnswer(to parsed: JSONValue, limit: Int) -> Data? {
-        let error = JSONRPCConnectionState.busyError(limit: limit)
-        func one(_ element: JSONValue) -> Data? {
-            guard case .object(let members) = element, let id = members["id"] else { return nil }
-            return JSONRPCRouter.errorResponse(error, id: id)
-        }
-        guard case .array(let elements) = parsed else { return one(parsed) }
-        let answers = elements.compactMap(one)
-        guard !answers.isEmpty else { return nil }
-        return Data("[".utf8) + answers.joined(separator: Data(",".utf8)) + Data("]".utf8)
     }
 
     /// A notification: to the subscription it belongs to, held while a subscription of its method awaits its key, or

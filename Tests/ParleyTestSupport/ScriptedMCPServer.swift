@@ -45,6 +45,32 @@ enum MCPScript: Sendable, Hashable {
     /// As `application/json`; the first `GET` without `Last-Event-ID` gets an event stream carrying
     /// `notifications/tools/list_changed`, then ends; later ones get `405`.
     case listening
+    /// As an event stream: `count` `ping` requests (ids `ping-0`, `ping-1` …), then the call's answer. The client's
+    /// answers to them are counted (``ScriptedMCPServer/pingAnswers``) and held, unanswered, until
+    /// ``ScriptedMCPServer/releaseAnswers()`` (or the server stops).
+    case requestFlood(count: Int)
+    /// As ``expiringSession``, except that every `initialize` after the first is held until
+    /// ``ScriptedMCPServer/releaseAnswers()`` (or the server stops), then answered `503`; once released, they are
+    /// answered as usual.
+    case hangingRenewal
+}
+
+/// The client's answers to the `ping` requests of ``MCPScript/requestFlood(count:)``, as ``ScriptedMCPServer``
+/// counted them.
+struct MCPPingAnswers: Sendable {
+    /// Answers with a `result`.
+    var results = 0
+    /// Answers with the error `-32000` (too many requests in flight).
+    var refusals = 0
+    /// Any other answer.
+    var others = 0
+    /// The answer `POST`s received and not answered yet.
+    var inFlight = 0
+    /// The most answer `POST`s that were in flight at once.
+    var maxInFlight = 0
+
+    /// Every answer received.
+    var total: Int { results + refusals + others }
 }
 
 /// What ``ScriptedMCPServer`` received: one HTTP request to `/mcp`.
@@ -113,6 +139,20 @@ final class ScriptedMCPServer: Sendable {
     /// The `POST` requests received, in arrival order.
     var posts: [MCPReceived] { received.filter { $0.method == "POST" } }
 
+    /// The client's answers to the pings of ``MCPScript/requestFlood(count:)`` so far.
+    var pingAnswers: MCPPingAnswers { state.pingAnswers }
+
+    /// Answers the `POST`s being held (``MCPScript/requestFlood(count:)``, ``MCPScript/hangingRenewal``) and those
+    /// that come later at once.
+    func releaseAnswers() {
+        state.release()
+    }
+
+    /// Returns once ``pingAnswers`` satisfies `condition` (the test's time limit ends a wait that never does).
+    func waitForPingAnswers(_ condition: @escaping @Sendable (MCPPingAnswers) -> Bool) async {
+        await state.waitForPingAnswers(condition)
+    }
+
     /// Starts a server following `script`, and returns once it accepts connections.
     static func start(_ script: MCPScript) async throws -> ScriptedMCPServer {
         let state = ScriptedMCPState(script: script)
@@ -124,8 +164,9 @@ final class ScriptedMCPServer: Sendable {
         return ScriptedMCPServer(script: script, port: server.port, state: state, server: server)
     }
 
-    /// Stops the server gracefully and waits until it has stopped.
+    /// Stops the server gracefully (answering the `POST`s it holds) and waits until it has stopped.
     func stop() async {
+        state.release()
         await server.stop()
     }
 }
@@ -156,6 +197,13 @@ private final class ScriptedMCPState: Sendable {
         /// The id of the call whose stream ended early (``MCPScript/resumable``).
         var unansweredCall: JSONValue?
         var listenerStreams = 0
+        /// The `initialize` requests received.
+        var initializes = 0
+        var pingAnswers = MCPPingAnswers()
+        var pingWaiters: [(condition: @Sendable (MCPPingAnswers) -> Bool, continuation: CheckedContinuation<Void, Never>)] = []
+        /// The requests held unanswered until ``release()``; `released` once it was called.
+        var holds: [AsyncStream<Void>.Continuation] = []
+        var released = false
     }
 
     let script: MCPScript
@@ -166,6 +214,8 @@ private final class ScriptedMCPState: Sendable {
     }
 
     var received: [MCPReceived] { box.value.received }
+
+    var pingAnswers: MCPPingAnswers { box.value.pingAnswers }
 
     static let sessionHeader = "Mcp-Session-Id"
     static let eventStream = "text/event-stream"
@@ -178,6 +228,14 @@ private final class ScriptedMCPState: Sendable {
         guard let message = received.json else { return Self.error(.badRequest, id: nil, code: -32700, "Parse error") }
         let method = received.rpcMethod
         if method == "initialize" {
+            let initializes = box.mutate { state -> Int in
+                state.initializes += 1
+                return state.initializes
+            }
+            if case .hangingRenewal = script, initializes > 1, !box.value.released {
+                await hold()
+                return Response(status: .serviceUnavailable)
+            }
             let session = box.mutate { state -> String in
                 state.sessionsIssued += 1
                 if case .sessionID(let id) = script {
@@ -199,7 +257,13 @@ private final class ScriptedMCPState: Sendable {
         if let failure = checkSession(received) { return failure }
         guard let method, let id = received.rpcID else {
             // A notification, or the client's answer to one of the server's requests.
-            if method == nil, let id = received.rpcID { deliver(answer: message["result"] ?? message, to: id) }
+            if method == nil, let id = received.rpcID {
+                if case .requestFlood = script, id.stringValue?.hasPrefix("ping-") == true {
+                    await holdPingAnswer(message)
+                } else {
+                    deliver(answer: message["result"] ?? message, to: id)
+                }
+            }
             return Response(status: .accepted)
         }
         return await answerCall(method: method, id: id, message: message)
@@ -239,7 +303,7 @@ private final class ScriptedMCPState: Sendable {
         switch script {
         case .json, .sessionID, .protocolVersion, .listening:
             return Self.json(Self.answer(id, method: method, via: "json"))
-        case .expiringSession:
+        case .expiringSession, .hangingRenewal:
             let expire = box.mutate { state -> Bool in
                 guard !state.expired else { return false }
                 state.expired = true
@@ -316,7 +380,83 @@ private final class ScriptedMCPState: Sendable {
         case .rejected(let code):
             let tool = message["params"]?["name"]?.stringValue ?? method
             return Self.error(.badRequest, id: id, code: code, "Invalid params: no tool named \(tool)")
+        case .requestFlood(let count):
+            return Response(
+                status: .ok,
+                headers: [.contentType: Self.eventStream, .cacheControl: "no-cache"],
+                body: ResponseBody { writer in
+                    var events = ""
+                    for index in 0..<count {
+                        let ping: JSONValue = ["jsonrpc": "2.0", "id": .string("ping-\(index)"), "method": "ping"]
+                        events += try Self.event(.init(data: ping))
+                        if events.utf8.count >= 64 << 10 {
+                            try await writer.write(ByteBuffer(string: events))
+                            events = ""
+                        }
+                    }
+                    events += try Self.event(.init(data: Self.answer(id, method: method, via: "sse")))
+                    try await writer.write(ByteBuffer(string: events))
+                    try await writer.finish(nil)
+                }
+            )
         }
+    }
+
+    // MARK: Holding
+
+    /// Counts the client's answer to a ping, then holds its `POST` until ``release()``.
+    private func holdPingAnswer(_ message: JSONValue) async {
+        let met = box.mutate { state -> [CheckedContinuation<Void, Never>] in
+            if message["result"] != nil {
+                state.pingAnswers.results += 1
+            } else if message["error"]?["code"] == -32000 {
+                state.pingAnswers.refusals += 1
+            } else {
+                state.pingAnswers.others += 1
+            }
+            state.pingAnswers.inFlight += 1
+            state.pingAnswers.maxInFlight = max(state.pingAnswers.maxInFlight, state.pingAnswers.inFlight)
+            let answers = state.pingAnswers
+            let met = state.pingWaiters.filter { $0.condition(answers) }
+            state.pingWaiters.removeAll { $0.condition(answers) }
+            return met.map(\.continuation)
+        }
+        for continuation in met { continuation.resume() }
+        await hold()
+        box.mutate { $0.pingAnswers.inFlight -= 1 }
+    }
+
+    func waitForPingAnswers(_ condition: @escaping @Sendable (MCPPingAnswers) -> Bool) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = box.mutate { state -> Bool in
+                if condition(state.pingAnswers) { return true }
+                state.pingWaiters.append((condition, continuation))
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Returns once ``release()`` was called.
+    private func hold() async {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+        let wait = box.mutate { state -> Bool in
+            guard !state.released else { return false }
+            state.holds.append(continuation)
+            return true
+        }
+        guard wait else { return }
+        for await _ in stream {}
+    }
+
+    /// Ends every hold, and those to come.
+    func release() {
+        let holds = box.mutate { state in
+            state.released = true
+            defer { state.holds = [] }
+            return state.holds
+        }
+        for hold in holds { hold.finish() }
     }
 
     /// A `404` (with a JSON-RPC error object) when the message carries a session that is not the current one.

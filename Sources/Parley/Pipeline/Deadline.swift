@@ -59,10 +59,10 @@ package enum Deadline {
 
         private let state = LockedState(State())
 
-        init() {}
+        package init() {}
 
         /// Fires the signal (once; later calls do nothing).
-        func fire() {
+        package func fire() {
             let waiters = state.withLock { state in
                 state.fired = true
                 defer { state.waiters = [:] }
@@ -72,7 +72,7 @@ package enum Deadline {
         }
 
         /// Returns once the signal has fired, or the task is cancelled.
-        func wait() async {
+        package func wait() async {
             let id = state.withLock { state in
                 defer { state.nextID += 1 }
                 return state.nextID

@@ -134,14 +134,9 @@ extension MCPStreamableHTTPChannel {
     func route(_ message: Data, answering ids: [JSONRPCID], head: HTTPResponse?) -> JSONRPCReply? {
         guard !message.isEmpty else { return nil }  // a priming event, or a comment-only one
         if !ids.isEmpty, Self.answers(message, ids: ids) { return JSONRPCReply(data: message, head: head) }
-        multiplexer.dispatch(message) { [weak self] answer throws(ParleyError) in
-            guard let self else { return }
-            do {
-                _ = try await send(answer, ids: [], isInitialize: false)
-            } catch {
-                throw ParleyError.wrapping(error, as: .transport, "The MCP channel could not send an answer: \(error)")
-            }
-        }
+        let admitted = multiplexer.admit(message) { [serverRequests] answer in await serverRequests.answer(answer) }
+        // Best effort, as on every channel: an answer that could not be posted leaves the server's request unanswered.
+        serverRequests.take(admitted) { [weak self] answer in _ = try? await self?.send(answer, ids: [], isInitialize: false) }
         return nil
     }
 
@@ -155,7 +150,10 @@ extension MCPStreamableHTTPChannel {
     /// Keeps the session id the server assigned in its answer to `initialize`.
     func recordSession(_ head: HTTPResponse) throws(ParleyError) {
         guard let name = HTTPField.Name("Mcp-Session-Id"), let id = head.headerFields[name] else {
-            session.withLock { $0.id = nil }
+            session.withLock {
+                $0.id = nil
+                $0.lost = false
+            }
             return
         }
         // The specification: visible ASCII only (0x21 to 0x7E). A longer or stranger id is not echoed to the server.
@@ -168,7 +166,10 @@ extension MCPStreamableHTTPChannel {
             error.response = head
             throw error
         }
-        session.withLock { $0.id = id }
+        session.withLock {
+            $0.id = id
+            $0.lost = false
+        }
     }
 
     /// Keeps the protocol version the server chose (`result.protocolVersion` of the answer to `initialize`).

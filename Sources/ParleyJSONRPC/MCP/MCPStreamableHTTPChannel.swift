@@ -27,6 +27,13 @@ public import Parley
 ///
 /// The server's requests (on any stream) are answered by `router` (`-32601` without one), its answer `POST`ed
 /// back; its notifications arrive on ``incoming``, or on a call's progress (``JSONRPCClient/call(_:progress:timeout:)``).
+/// Reading never waits for a handler or an answer's `POST`. At most `maxServerRequests` (1024) of the server's
+/// requests are in flight at once (handled, or their answers waiting to be posted), at most four answers are posted
+/// at once; beyond them, a request is refused with `-32000` while fewer than `maxServerRequests` refusals wait to be
+/// posted, and dropped after that.
+///
+/// A new session started after a `404` runs under the deadlines of the messages waiting for it: once the last of
+/// them has given up, it is cancelled, and the next message starts another.
 public final class MCPStreamableHTTPChannel: JSONRPCChannel {
     /// The client the messages go through.
     public let client: Client
@@ -40,6 +47,8 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
     public let maxResumptions: Int
 
     let multiplexer: JSONRPCMultiplexer
+    /// The server's requests being handled, and their answers being posted.
+    let serverRequests: MCPServerRequests
     let session = LockedState(Session())
 
     struct Session {
@@ -50,8 +59,20 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
         var initialized: Data?
         var listener: Task<Void, Never>?
         var closed = false
-        /// The new session being started after a 404 for the session `expired`.
-        var renewal: (expired: String?, task: Task<Void, any Error>)?
+        /// The new session being started after a 404.
+        var renewal: Renewal?
+        /// The session expired, and no new one was started since (its start failed, or every message waiting for
+        /// it left): the next message starts one.
+        var lost = false
+    }
+
+    /// The start of a new session, shared by the messages waiting for it.
+    struct Renewal {
+        let task: Task<Void, any Error>
+        /// Fires when the task ends.
+        let done: Deadline.Signal
+        /// The messages waiting for it: when the last one leaves (its deadline passed), the start is cancelled.
+        var waiters = 1
     }
 
     /// The server's notifications that no call's progress took, in arrival order.
@@ -75,24 +96,30 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
     ///   - maxMessageSize: The largest message accepted from the server (default 8 MiB).
     ///   - maxResumptions: How many times one call's stream is resumed after it ended early (default 3): a server
     ///     that ends every stream after an event cannot keep a call going for ever.
+    ///   - maxServerRequests: The most requests of the server in flight at once, handled or their answers waiting to
+    ///     be posted (default 1024). Beyond them a request is refused with `-32000` while as many refusals wait to be
+    ///     posted, and dropped unanswered after that.
     public init(
         client: Client,
         path: Path = "",
         headers: Headers = [:],
         router: JSONRPCRouter? = nil,
         maxMessageSize: Int = 8 << 20,
-        maxResumptions: Int = 3
+        maxResumptions: Int = 3,
+        maxServerRequests: Int = 1024
     ) {
         self.client = client
         self.path = path
         self.headers = headers
         self.maxMessageSize = max(maxMessageSize, 1)
         self.maxResumptions = max(maxResumptions, 0)
-        self.multiplexer = JSONRPCMultiplexer(router: router)
+        self.multiplexer = JSONRPCMultiplexer(router: router, maxPeerRequests: max(maxServerRequests, 1))
+        self.serverRequests = MCPServerRequests(maxRefusals: max(maxServerRequests, 1))
     }
 
     deinit {
         session.withLock { $0.listener }?.cancel()
+        serverRequests.close()
     }
 
     /// Posts the message; for a call, reads the answer from the JSON body or the event stream.
@@ -107,14 +134,18 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
             session.withLock { $0.initialized = message }
         }
         // A message does not go out while a new session is being started: it waits and goes on the new one.
-        if method != "initialize", let renewal = session.withLock({ $0.renewal?.task }) { _ = try? await renewal.value }
+        if method != "initialize", case .wait(let renewal) = joinRenewal(nil) { try await wait(for: renewal) }
         let sentSession = sessionID
         do {
             return try await send(message, ids: ids, isInitialize: method == "initialize")
         } catch let expired as SessionExpired {
-            guard method != "initialize", let renewal = renewal(of: sentSession) else { throw expired.error }
+            guard method != "initialize" else { throw expired.error }
+            switch joinRenewal(sentSession) {
+            case .impossible: throw expired.error
+            case .wait(let renewal): try await wait(for: renewal)
+            case .proceed: break
+            }
             do {
-                try await renewal.value
                 return try await send(message, ids: ids, isInitialize: false)
             } catch let again as SessionExpired {
                 throw again.error
@@ -126,24 +157,70 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
         }
     }
 
-    /// The start of a new session, replacing `expired` (the server answered 404 for it), as the specification asks:
-    /// the `initialize` call and `notifications/initialized` seen before, sent again without a session. Messages that
-    /// meet the same 404 at once share one renewal; `nil` when no `initialize` was seen.
-    private func renewal(of expired: String?) -> Task<Void, any Error>? {
-        session.withLock { state -> Task<Void, any Error>? in
-            if let current = state.renewal { return current.task }
-            if state.id != expired { return Task {} }  // already renewed
-            guard let initialize = state.initialize else { return nil }
+    /// What a message does about the session's renewal.
+    enum RenewalStep {
+        /// Go on: the session was renewed already, or needs no renewal.
+        case proceed
+        /// Wait for this renewal, then go on.
+        case wait(Renewal)
+        /// No `initialize` was seen: no new session can be started.
+        case impossible
+    }
+
+    /// Joins the start of a new session: the one under way; else a new one when `expired` (the session a message met
+    /// a `404` for; `nil` before sending) is still the current one, or the session was lost. A new session starts as
+    /// the specification asks: the `initialize` call and `notifications/initialized` seen before, sent again without
+    /// a session. Messages that meet the same 404 at once share one renewal.
+    private func joinRenewal(_ expired: String?) -> RenewalStep {
+        session.withLock { state -> RenewalStep in
+            if var current = state.renewal {
+                current.waiters += 1
+                state.renewal = current
+                return .wait(current)
+            }
+            guard expired == nil ? state.lost : state.id == expired else { return .proceed }  // renewed already
+            guard let initialize = state.initialize else { return expired == nil ? .proceed : .impossible }
             let initialized = state.initialized
             state.id = nil
             state.protocolVersion = nil
+            state.lost = true
+            let done = Deadline.Signal()
             let task = Task { [self] in
-                defer { session.withLock { if $0.renewal?.expired == expired { $0.renewal = nil } } }
+                defer {
+                    session.withLock { if $0.renewal?.done === done { $0.renewal = nil } }
+                    done.fire()
+                }
                 _ = try await send(initialize, ids: Self.id(of: initialize).map { [$0] } ?? [], isInitialize: true)
                 if let initialized { _ = try await send(initialized, ids: [], isInitialize: false) }
             }
-            state.renewal = (expired, task)
-            return task
+            let renewal = Renewal(task: task, done: done)
+            state.renewal = renewal
+            return .wait(renewal)
+        }
+    }
+
+    /// Waits for `renewal` under the caller's deadline: a caller cancelled (its call's time is up) leaves at once,
+    /// and the last one to leave cancels the renewal.
+    private func wait(for renewal: Renewal) async throws(ParleyError) {
+        await renewal.done.wait()
+        let cancelled = Task.isCancelled
+        let abandoned = session.withLock { state -> Bool in
+            guard var current = state.renewal, current.done === renewal.done else { return false }
+            current.waiters -= 1
+            // Abandoned: the next message starts another rather than join one being cancelled.
+            state.renewal = cancelled && current.waiters == 0 ? nil : current
+            return state.renewal == nil
+        }
+        if abandoned { renewal.task.cancel() }
+        if cancelled {
+            throw ParleyError(.cancelled, "The MCP message was cancelled while the channel was starting a new session.")
+        }
+        do {
+            try await renewal.task.value
+        } catch let expired as SessionExpired {
+            throw expired.error
+        } catch {
+            throw ParleyError.wrapping(error, as: .transport, "Starting a new MCP session failed: \(error)")
         }
     }
 
@@ -163,6 +240,7 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
             return (state.listener, state.closed ? nil : state.id)
         }
         listener?.cancel()
+        serverRequests.close()
         if id != nil {
             _ = try? await client.response(for: Message(path: path, headers: sessionHeaders(base: headers), method: .delete))
         }
