@@ -9,10 +9,11 @@ import Parley
 /// The server's requests to one ``MCPStreamableHTTPChannel``, from any of its event streams: handled in a task
 /// group the channel owns, their answers `POST`ed from one bounded queue by at most ``senders`` requests at once.
 ///
-/// The multiplexer admits at most `maxPeerRequests` (the channel's `maxServerRequests`, 1024) of them at once, and a request keeps its place until its
-/// answer is posted; so a server that floods the channel with requests fills the places, not the memory. Beyond them,
-/// a request is refused with `-32000` while at most `maxRefusals` refusals wait to be posted, and dropped unanswered
-/// after that. Reading never waits for any of it: the event stream that carries a call's answer goes on.
+/// The multiplexer admits at most `maxPeerRequests` (the channel's `maxServerRequests`, 1024) of them at once, and a
+/// request keeps its place until its answer is posted; so a server that floods the channel with requests fills the
+/// places, not the memory. Beyond them, a request is refused with `-32000` while at most `maxRefusals` refusals wait
+/// to be posted, and dropped unanswered after that. Reading never waits for any of it: the event stream that carries
+/// a call's answer goes on.
 package final class MCPServerRequests: Sendable {
     /// Posts one answer to the server.
     typealias Post = @Sendable (Data) async -> Void
@@ -60,6 +61,7 @@ package final class MCPServerRequests: Sendable {
         guard let admitted else { return }
         let queued = state.withLock { state -> Bool in
             guard !state.closed else { return false }
+            // Unstructured: it outlives the stream that brought the first request; `close()` cancels it.
             if state.runner == nil { state.runner = Task { [self] in await run(post) } }
             if case .answer = admitted {
                 guard state.refusals < maxRefusals else { return false }
