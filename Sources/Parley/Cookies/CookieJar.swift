@@ -168,7 +168,8 @@ public final class CookieJar: Sendable {
     }
 
     /// Writes the cookies (session cookies included) to `file` as JSON, readable and writable by the owner only,
-    /// replacing the file at once (a reader never sees half a jar).
+    /// replacing the file at once (a reader never sees half a jar). A server's cookie whose value is not cookie-octets
+    /// (a quoted value with a space, say: kept and sent back for this run) is not written, as loading would refuse it.
     ///
     /// - Throws: ``ParleyError/Kind/invalidRequest`` when the file cannot be written.
     public func save(to file: URL) throws(ParleyError) {
@@ -177,7 +178,8 @@ public final class CookieJar: Sendable {
         encoder.dateEncodingStrategy = .iso8601
         let data: Data
         do {
-            data = try encoder.encode(SavedJar(cookies: cookies))
+            // What loading would refuse (a server's value outside cookie-octets) is not written.
+            data = try encoder.encode(SavedJar(cookies: cookies.filter(Self.isWellFormed)))
         } catch {
             throw ParleyError(.encoding, "The cookie jar could not be encoded: \(error).", underlying: error)
         }
@@ -189,8 +191,8 @@ public final class CookieJar: Sendable {
     /// The cookie `setCookie` makes for a response from `origin`, and whether it deletes one (an expiry in the past);
     /// `nil` when it must be ignored.
     static func cookie(from setCookie: SetCookie, origin: Target, now: Date) -> (Cookie, isDeletion: Bool)? {
-        // RFC 6265, section 4.1.1: the jar keeps what a server may send, whichever way a cookie comes in.
-        guard CookieSyntax.isWellFormed(name: setCookie.name, value: setCookie.value) else { return nil }
+        // RFC 6265, section 5.2: as user agents take a server's cookies (no control character; no `;` can be in one).
+        guard CookieSyntax.isAcceptedFromServer(name: setCookie.name, value: setCookie.value) else { return nil }
         // RFC 6265bis: a Secure cookie only from a secure origin.
         if setCookie.secure && !origin.isSecure { return nil }
         // The name prefixes (RFC 6265bis, section 4.1.3): __Secure- needs Secure; __Host- also no Domain and Path=/.
