@@ -182,8 +182,8 @@ struct PinnedRetryTests {
         let clients = try servers.map { server in
             Client(baseURL: try #require(URL(string: "https://127.0.0.1:\(server.port)")), transport: transport)
         }
+        // Each origin gets a socket of its own (one may already have closed again by the time the last is answered).
         for client in clients { #expect(try await client.send(Ping()) == [:]) }
-        #expect(transport.pinnedListenerCount == 3)
         // AsyncHTTPClient closes its idle connections, then each origin's socket closes.
         var closed: Set<String> = []
         while closed.count < 3, let origin = await closures.next() { closed.insert(origin) }
