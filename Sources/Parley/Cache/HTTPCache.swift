@@ -343,13 +343,15 @@ public final class HTTPCache: Sendable {
                 responseTime: responseTime,
                 varied: varied
             )
-            storeInBackground(entry, for: request, key: key)
+            await storeInBackground(entry, for: request, key: key).value
         }
         return (Self.marked(response, detail), body.watched(by: tee))
     }
 
-    /// Stores `entry` after the stores of `key` already under way; ``handle(_:body:baseURL:next:)`` waits for it.
-    private func storeInBackground(_ entry: CachedResponse, for request: HTTPRequest, key: String) {
+    /// Stores `entry` after the stores of `key` already under way; ``handle(_:body:baseURL:next:)`` waits for it, and
+    /// so does the reader of the body (the returned task), before it sees the body's end.
+    @discardableResult
+    private func storeInBackground(_ entry: CachedResponse, for request: HTTPRequest, key: String) -> Task<Void, Never> {
         pendingStores.withLock { pending in
             let id = pending.next
             pending.next += 1
@@ -362,6 +364,7 @@ public final class HTTPCache: Sendable {
                 }
             }
             pending.tasks[key] = (id, task)
+            return task
         }
     }
 

@@ -13,8 +13,9 @@ package protocol BodyWatcher: Sendable {
     func willRead(_ reading: inout Reading) throws
     /// A chunk as it passes; throwing ends the reading with that error.
     func didRead(_ chunk: ArraySlice<UInt8>, _ reading: inout Reading) throws
-    /// The body ended; throwing fails the reading instead.
-    func didFinish(_ reading: inout Reading) throws
+    /// The body ended; throwing fails the reading instead. The reader sees the end once it returns (the cache stores
+    /// what it collected here, so that the next call finds it).
+    func didFinish(_ reading: inout Reading) async throws
     /// The body failed with `error`.
     func didFail(_ error: any Error, _ reading: inout Reading)
 }
@@ -63,7 +64,7 @@ private struct WatchedBody<Watcher: BodyWatcher>: AsyncSequence, Sendable {
                 throw error
             }
             guard let chunk else {
-                try watcher.didFinish(&reading)
+                try await watcher.didFinish(&reading)
                 return nil
             }
             try watcher.didRead(chunk, &reading)
