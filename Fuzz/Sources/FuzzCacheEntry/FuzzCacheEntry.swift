@@ -48,8 +48,10 @@ let folder: URL = {
 let file: URL = {
     let store = DiskCacheStore(folder: folder)
     _ = Blocking.run {
-        let client = Client(baseURL: baseURL, transport: OriginTransport(), configuration: configuration(HTTPCache(store: store)))
+        let cache = HTTPCache(store: store)
+        let client = Client(baseURL: baseURL, transport: OriginTransport(), configuration: configuration(cache))
         _ = try? await client.send(Entry())
+        await cache.waitForRevalidations()  // the body read, the response is stored
         return 0
     }
     let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
