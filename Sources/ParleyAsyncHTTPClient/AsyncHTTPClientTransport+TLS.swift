@@ -1,5 +1,5 @@
 public import AsyncHTTPClient
-package import NIOCore
+import NIOCore
 import NIOPosix
 import NIOSSL
 public import Parley
@@ -29,11 +29,6 @@ extension AsyncHTTPClientTransport {
         configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration,
         tls: TLSPolicy
     ) throws(ParleyError) {
-        try self.init(configuration: configuration, tls: tls, relayIdleTimeout: .seconds(30))
-    }
-
-    /// With the time after which a pinned origin's socket, unused and without connections, is closed (for tests).
-    package init(configuration: HTTPClient.Configuration, tls: TLSPolicy, relayIdleTimeout: TimeAmount) throws(ParleyError) {
         var configuration = configuration
         let roots = try Self.roots(of: tls)
         configuration.tlsConfiguration = try Self.tlsConfiguration(tls, roots: roots)
@@ -71,8 +66,7 @@ extension AsyncHTTPClientTransport {
             context: context,
             verifier: try PinVerifier(policy: tls, roots: roots),
             group: MultiThreadedEventLoopGroup.singleton,
-            connectTimeout: configuration.timeout.connect ?? .seconds(10),
-            idleTimeout: relayIdleTimeout
+            connectTimeout: configuration.timeout.connect ?? .seconds(10)
         )
         self.init(configuration: configuration, pinnedRelay: relay)
     }
@@ -138,12 +132,4 @@ extension AsyncHTTPClientTransport {
         }
         return tls
     }
-}
-
-extension AsyncHTTPClientTransport {
-    /// The pinned origins whose relay socket is open now (for tests).
-    package var pinnedListenerCount: Int { pinnedRelay?.listenerCount ?? 0 }
-
-    /// Each pinned origin whose socket closed for idleness, as `host:port` (for tests).
-    package var pinnedIdleClosures: AsyncStream<String> { pinnedRelay?.idleClosures ?? AsyncStream { $0.finish() } }
 }

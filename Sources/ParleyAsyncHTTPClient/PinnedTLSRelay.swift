@@ -68,15 +68,9 @@ final class PinnedTLSRelay: Sendable {
     }
 
     private struct Listener {
-        /// The socket's name in the folder: no two listeners share one.
-        var name: String
         var path: String
         var ready: EventLoopFuture<Void>
         var task: Task<Void, Never>
-        /// Relayed connections open now.
-        var connections = 0
-        /// When a request last asked for the socket (``url(for:pathAndQuery:)``).
-        var lastUsed = NIODeadline.now()
     }
 
     private struct State {
@@ -95,32 +89,14 @@ final class PinnedTLSRelay: Sendable {
     private let verifier: PinVerifier
     private let group: any EventLoopGroup
     private let connectTimeout: TimeAmount
-    /// How long a listener stays without connections and requests before it is closed.
-    private let idleTimeout: TimeAmount
     private let state = Mutex(State())
-    /// Each origin whose listener closed for idleness (for tests).
-    let idleClosures: AsyncStream<String>
-    private let idleClosed: AsyncStream<String>.Continuation
 
-    /// A listener closes once it has had no relayed connection (AsyncHTTPClient closed its pooled ones) and no request
-    /// for `idleTimeout`, so that a client that met many origins does not keep a socket for each until it shuts down.
-    init(
-        context: NIOSSLContext,
-        verifier: PinVerifier,
-        group: any EventLoopGroup,
-        connectTimeout: TimeAmount,
-        idleTimeout: TimeAmount = .seconds(30)
-    ) {
-        self.idleTimeout = idleTimeout
-        (idleClosures, idleClosed) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
+    init(context: NIOSSLContext, verifier: PinVerifier, group: any EventLoopGroup, connectTimeout: TimeAmount) {
         self.context = context
         self.verifier = verifier
         self.group = group
         self.connectTimeout = connectTimeout
     }
-
-    /// The origins with a listener now.
-    var listenerCount: Int { state.withLock { $0.listeners.count } }
 
     /// The number of failures so far, to pass to ``failure(of:since:)``.
     func mark() -> UInt64 {
@@ -154,11 +130,7 @@ final class PinnedTLSRelay: Sendable {
                 underlying: error
             )
         }
-        let path = state.withLock { state -> String? in
-            state.listeners[origin]?.lastUsed = .now()
-            return state.listeners[origin]?.path
-        }
-        guard let path else {
+        guard let path = state.withLock({ $0.listeners[origin]?.path }) else {
             throw ParleyError(.transport, "The transport has been shut down; nothing was sent.")
         }
         return "http+unix://" + Self.percentEncoded(path) + pathAndQuery
@@ -183,53 +155,13 @@ final class PinnedTLSRelay: Sendable {
             let ready = group.next().makePromise(of: Void.self)
             let task = Task { await self.serve(origin, folder: folder, name: name, ready: ready) }
             // The path is known once the folder is (`serve` sets it before the listener is ready).
-            state.listeners[origin] = Listener(name: name, path: name, ready: ready.futureResult, task: task)
+            state.listeners[origin] = Listener(path: name, ready: ready.futureResult, task: task)
             return ready.futureResult
         }
     }
 
-    private func setPath(_ path: String, of origin: Origin, name: String) {
-        state.withLock { state in
-            guard state.listeners[origin]?.name == name else { return }
-            state.listeners[origin]?.path = path
-        }
-    }
-
-    /// Counts a relayed connection of `origin`'s listener `name` in (`+1`) or out (`-1`); the last one out starts the
-    /// idle clock.
-    private func count(_ change: Int, of origin: Origin, name: String) {
-        let idle = state.withLock { state -> Bool in
-            guard state.listeners[origin]?.name == name else { return false }
-            state.listeners[origin]?.connections += change
-            return state.listeners[origin]?.connections == 0
-        }
-        if idle { scheduleIdleCheck(of: origin, name: name, after: idleTimeout) }
-    }
-
-    private func scheduleIdleCheck(of origin: Origin, name: String, after delay: TimeAmount) {
-        group.next().scheduleTask(in: delay) { self.closeIfIdle(origin, name: name) }
-    }
-
-    /// Closes `origin`'s listener `name` if it has had neither a connection nor a request for ``idleTimeout``: its
-    /// task ends and removes the socket. A request that comes later starts a new listener.
-    private func closeIfIdle(_ origin: Origin, name: String) {
-        let now = NIODeadline.now()
-        enum Verdict { case close(Task<Void, Never>), checkAgain(TimeAmount), keep }
-        let verdict = state.withLock { state -> Verdict in
-            guard !state.closed, let listener = state.listeners[origin], listener.name == name, listener.connections == 0
-            else { return .keep }
-            let idleSince = now - listener.lastUsed
-            guard idleSince >= idleTimeout else { return .checkAgain(idleTimeout - idleSince) }
-            state.listeners[origin] = nil
-            return .close(listener.task)
-        }
-        switch verdict {
-        case .close(let task):
-            task.cancel()
-            idleClosed.yield(origin.description)
-        case .checkAgain(let delay): scheduleIdleCheck(of: origin, name: name, after: delay)
-        case .keep: break
-        }
+    private func setPath(_ path: String, of origin: Origin) {
+        state.withLock { $0.listeners[origin]?.path = path }
     }
 
     /// Listens on `origin`'s socket and relays each connection AsyncHTTPClient makes to it, until shut down.
@@ -240,10 +172,9 @@ final class PinnedTLSRelay: Sendable {
         ready: EventLoopPromise<Void>
     ) async {
         let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
-        let path: String
         do {
-            path = try await folder.value + "/" + name
-            setPath(path, of: origin, name: name)
+            let path = try await folder.value + "/" + name
+            setPath(path, of: origin)
             server = try await ServerBootstrap(group: group)
                 .bind(unixDomainSocketPath: path) { child in
                     child.eventLoop.makeCompletedFuture {
@@ -254,34 +185,27 @@ final class PinnedTLSRelay: Sendable {
             // This request fails with the reason; the next one tries again (a new folder if this one was not made).
             let folderFailed = (try? await folder.value) == nil
             state.withLock { state in
-                if state.listeners[origin]?.name == name { state.listeners[origin] = nil }
+                state.listeners[origin] = nil
                 if folderFailed, state.folder == folder { state.folder = nil }
             }
             ready.fail(error)
             return
         }
         ready.succeed()
-        // Idle from the start until AsyncHTTPClient connects.
-        scheduleIdleCheck(of: origin, name: name, after: idleTimeout)
         try? await server.executeThenClose { inbound in
             try await withThrowingDiscardingTaskGroup { connections in
                 for try await connection in inbound {
-                    count(+1, of: origin, name: name)
-                    connections.addTask {
-                        await self.relay(connection, to: origin)
-                        self.count(-1, of: origin, name: name)
-                    }
+                    connections.addTask { await self.relay(connection, to: origin) }
                 }
             }
         }
-        // Closed for idleness (already out of the table), or an accept error (out of descriptors): the next request for
-        // the origin starts a new listener. After a shutdown the folder goes whole.
-        let removes = state.withLock { state -> Bool in
-            guard !state.closed else { return false }
-            if state.listeners[origin]?.name == name { state.listeners[origin] = nil }
-            return true
+        // An accept error (out of descriptors) ends the listener: the next request for the origin starts a new one.
+        let path = state.withLock { state -> String? in
+            guard !state.closed, let listener = state.listeners[origin] else { return nil }
+            state.listeners[origin] = nil
+            return listener.path
         }
-        if removes { _ = try? await NIOThreadPool.singleton.runIfActive { unlink(path) } }
+        if let path { _ = try? await NIOThreadPool.singleton.runIfActive { unlink(path) } }
     }
 
     /// Connects to `origin` (TLS, checked) and copies bytes both ways until either side closes.
@@ -383,7 +307,6 @@ final class PinnedTLSRelay: Sendable {
         }
         for task in tasks { task.cancel() }
         for task in tasks { await task.value }
-        idleClosed.finish()
         guard let folder, let path = try? await folder.value else { return }
         _ = try? await NIOThreadPool.singleton.runIfActive { Self.removeFolder(path) }
     }

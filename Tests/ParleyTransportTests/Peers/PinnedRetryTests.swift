@@ -162,36 +162,4 @@ struct PinnedRetryTests {
         try await client.shutdown()
         await server.stop()
     }
-
-    @Test("a pinned origin's socket closes once unused, and a later request opens a new one")
-    func idleRelaysClose() async throws {
-        let servers = [
-            try await ClosingTLSServer.start(folder: try #require(TLSPeer.folder)),
-            try await ClosingTLSServer.start(folder: try #require(TLSPeer.folder)),
-            try await ClosingTLSServer.start(folder: try #require(TLSPeer.folder)),
-        ]
-        let policy = TLSPolicy(roots: [try TLSPeer.pem("ca.pem")], pinnedPublicKeys: [try #require(TLSPeer.leafPin)])
-        var configuration = AsyncHTTPClientTransport.defaultConfiguration
-        configuration.connectionPool.idleTimeout = .milliseconds(100)
-        let transport = try AsyncHTTPClientTransport(
-            configuration: configuration,
-            tls: policy,
-            relayIdleTimeout: .milliseconds(300)
-        )
-        var closures = transport.pinnedIdleClosures.makeAsyncIterator()
-        let clients = try servers.map { server in
-            Client(baseURL: try #require(URL(string: "https://127.0.0.1:\(server.port)")), transport: transport)
-        }
-        // Each origin gets a socket of its own (one may already have closed again by the time the last is answered).
-        for client in clients { #expect(try await client.send(Ping()) == [:]) }
-        // AsyncHTTPClient closes its idle connections, then each origin's socket closes.
-        var closed: Set<String> = []
-        while closed.count < 3, let origin = await closures.next() { closed.insert(origin) }
-        #expect(closed == Set(servers.map { "127.0.0.1:\($0.port)" }))
-        #expect(transport.pinnedListenerCount == 0)
-        #expect(try await clients[0].send(Ping()) == [:], "a new socket for a later request")
-        #expect(transport.pinnedListenerCount == 1)
-        try await transport.shutdown()
-        for server in servers { await server.stop() }
-    }
 }
