@@ -333,7 +333,8 @@ struct CacheHardeningTests {
         var configuration = Client.Configuration()
         configuration.cache = HTTPCache()
         try await withFaultClient(.asyncHTTPClient, configuration: configuration) { client, _ in
-            let started = ContinuousClock.now
+            // The body (a million bytes, one every 20 ms) outlasts the call's 10 s timeout by hours: a cache that read it
+            // whole before handing on the head fails this call with a timeout.
             let streamed = try await client.stream(
                 FaultCall<Data>(path: "/dribble-body", query: ["interval": "20"], timeout: .seconds(10))
             )
@@ -343,7 +344,6 @@ struct CacheHardeningTests {
                 if received >= 3 { break }
             }
             #expect(received >= 3)
-            #expect(ContinuousClock.now - started < .seconds(8))
         }
     }
 
