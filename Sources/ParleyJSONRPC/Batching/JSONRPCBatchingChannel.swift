@@ -21,7 +21,7 @@ public import Parley
 /// call's result and error are what they would be alone: the answer is split by id, bytes untouched. Messages that
 /// are batches already go as they are. A batch is repeatable only when all its calls are. The answer is read once
 /// for all its calls, with the checks of a `JSONRPCClient` batch (an id answered twice is a
-/// ``/Parley/ParleyError/Kind/jsonRPCProtocol`` failure of its call). A caller that stops waiting (cancelled, timed
+/// `jsonRPCProtocol` failure of its call). A caller that stops waiting (cancelled, timed
 /// out) returns at once: a batch that has not left goes without it, one in flight goes on for the others, and is
 /// cancelled once nobody waits for it.
 public final class JSONRPCBatchingChannel: JSONRPCChannel {
