@@ -4,7 +4,6 @@ import NIOPosix
 import NIOSSL
 import NIOTLS
 import Parley
-import Synchronization
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -89,7 +88,7 @@ final class PinnedTLSRelay: Sendable {
     private let verifier: PinVerifier
     private let group: any EventLoopGroup
     private let connectTimeout: TimeAmount
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     init(context: NIOSSLContext, verifier: PinVerifier, group: any EventLoopGroup, connectTimeout: TimeAmount) {
         self.context = context
@@ -242,7 +241,7 @@ final class PinnedTLSRelay: Sendable {
     /// A TLS connection to `origin` whose handshake has completed, its chain checked by the verifier; a
     /// ``/Parley/ParleyError`` that says why when there is none.
     private func connect(to origin: Origin) async throws(ParleyError) -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
-        let verdict = Mutex<ParleyError?>(nil)
+        let verdict = LockedState<ParleyError?>(nil)
         let context = self.context
         let verifier = self.verifier
         let timeout = connectTimeout
