@@ -20,8 +20,9 @@ extension AsyncHTTPClientTransport {
     /// enter), and Parley opens the TLS connection with NIOSSL, verifies the chain with swift-certificates (the roots,
     /// the server's name, RFC 5280) and refuses a chain of which no certificate, leaf to root, has a pinned key, before
     /// anything is sent. Such a refusal is a ``/Parley/ParleyError/Kind/transport`` error that lists the chain's pins
-    /// (``/Parley/ParleyError/serverPublicKeyPins``). Pinned connections are HTTP/1.1; ``shutdown()`` closes them and
-    /// removes the sockets.
+    /// (``/Parley/ParleyError/serverPublicKeyPins``). Pinned connections are HTTP/1.1; an origin's socket closes once
+    /// it has had no connection and no request for the connection pool's `idleTimeout` (a later request opens a new
+    /// one), and ``shutdown()`` closes them all and removes the sockets.
     ///
     /// - Throws: ``/Parley/ParleyError/Kind/invalidRequest`` when a certificate or key is not PEM, or a pin is not the
     ///   base64 of a SHA-256 digest.
@@ -66,7 +67,9 @@ extension AsyncHTTPClientTransport {
             context: context,
             verifier: try PinVerifier(policy: tls, roots: roots),
             group: MultiThreadedEventLoopGroup.singleton,
-            connectTimeout: configuration.timeout.connect ?? .seconds(10)
+            connectTimeout: configuration.timeout.connect ?? .seconds(10),
+            // A socket outlives AsyncHTTPClient's idle connections to it by at most one idle timeout.
+            idleTimeout: configuration.connectionPool.idleTimeout
         )
         self.init(configuration: configuration, pinnedRelay: relay)
     }
@@ -132,4 +135,12 @@ extension AsyncHTTPClientTransport {
         }
         return tls
     }
+}
+
+extension AsyncHTTPClientTransport {
+    /// The pinned origins whose relay socket is open now (for tests).
+    package var pinnedListenerCount: Int { pinnedRelay?.listenerCount ?? 0 }
+
+    /// Each pinned origin whose socket closed for idleness, as `host:port` (for tests).
+    package var pinnedIdleClosures: AsyncStream<String> { pinnedRelay?.idleClosures ?? AsyncStream { $0.finish() } }
 }

@@ -66,21 +66,35 @@ final class PinnedTLSRelay: Sendable {
         var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
     }
 
+    /// A listening socket and the task that serves it, from its start until its task has ended.
     private struct Listener {
+        var origin: Origin
+        /// The socket's file name until the folder is known, then its path.
         var path: String
         var ready: EventLoopFuture<Void>
-        var task: Task<Void, Never>
+        var task: Task<Void, Never>?
+        /// The listening channel, once bound: closing it ends the accept loop after the connections already accepted.
+        var channel: (any Channel)?
+        /// Completed when the accept loop has ended, every accepted connection handed to a relay.
+        var acceptEnded: EventLoopPromise<Void>
+        /// Relayed connections open now.
+        var connections = 0
+        /// When a request last asked for the socket (``url(for:pathAndQuery:)``).
+        var lastUsed = NIODeadline.now()
     }
 
     private struct State {
         var folder: Task<String, any Error>?
-        var listeners: [Origin: Listener] = [:]
+        /// Every listener whose task runs, by socket name; one per origin is ``active`` (the others are closing).
+        var listeners: [String: Listener] = [:]
+        /// The socket name that serves each origin now.
+        var active: [Origin: String] = [:]
         var closed = false
         /// The last failure of a connection to each origin, numbered: a request that fails after it was marked
         /// (``mark()``) reports the relay's failure rather than AsyncHTTPClient's closed socket.
         var failures: [Origin: (serial: UInt64, error: ParleyError)] = [:]
         var serial: UInt64 = 0
-        /// Names the sockets: a listener that died is replaced by one with a new name.
+        /// Names the sockets: a listener that died or closed is replaced by one with a new name.
         var sockets = 0
     }
 
@@ -88,14 +102,32 @@ final class PinnedTLSRelay: Sendable {
     private let verifier: PinVerifier
     private let group: any EventLoopGroup
     private let connectTimeout: TimeAmount
+    /// How long a socket stays without connections and requests before it is closed.
+    private let idleTimeout: TimeAmount
     private let state = LockedState(State())
+    /// Each origin whose socket closed for idleness, as `host:port` (for tests).
+    let idleClosures: AsyncStream<String>
+    private let idleClosed: AsyncStream<String>.Continuation
 
-    init(context: NIOSSLContext, verifier: PinVerifier, group: any EventLoopGroup, connectTimeout: TimeAmount) {
+    /// A socket closes once it has had no relayed connection (AsyncHTTPClient closed its pooled ones) and no request for
+    /// `idleTimeout`, so that a client that met many origins does not keep one for each until it shuts down.
+    init(
+        context: NIOSSLContext,
+        verifier: PinVerifier,
+        group: any EventLoopGroup,
+        connectTimeout: TimeAmount,
+        idleTimeout: TimeAmount
+    ) {
         self.context = context
         self.verifier = verifier
         self.group = group
         self.connectTimeout = connectTimeout
+        self.idleTimeout = idleTimeout
+        (idleClosures, idleClosed) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
     }
+
+    /// The origins with an open socket now.
+    var listenerCount: Int { state.withLock { $0.active.count } }
 
     /// The number of failures so far, to pass to ``failure(of:since:)``.
     func mark() -> UInt64 {
@@ -119,7 +151,7 @@ final class PinnedTLSRelay: Sendable {
 
     /// The URL that AsyncHTTPClient is given for a request to `origin`: the relay's socket for it, then `pathAndQuery`.
     func url(for origin: Origin, pathAndQuery: String) async throws(ParleyError) -> String {
-        let ready = try listener(for: origin)
+        let (ready, name) = try listener(for: origin)
         do {
             try await ready.get()
         } catch {
@@ -129,16 +161,25 @@ final class PinnedTLSRelay: Sendable {
                 underlying: error
             )
         }
-        guard let path = state.withLock({ $0.listeners[origin]?.path }) else {
+        let path = state.withLock { state -> String? in
+            guard !state.closed else { return nil }
+            state.listeners[name]?.lastUsed = .now()
+            return state.listeners[name]?.path
+        }
+        guard let path else {
             throw ParleyError(.transport, "The transport has been shut down; nothing was sent.")
         }
         return "http+unix://" + Self.percentEncoded(path) + pathAndQuery
     }
 
-    /// The future of `origin`'s listener, which starts it on first use.
-    private func listener(for origin: Origin) throws(ParleyError) -> EventLoopFuture<Void> {
+    /// The future and socket name of `origin`'s listener, which starts it on first use.
+    private func listener(for origin: Origin) throws(ParleyError) -> (EventLoopFuture<Void>, String) {
         try state.withLock { state throws(ParleyError) in
-            if let listener = state.listeners[origin] { return listener.ready }
+            if let name = state.active[origin], let listener = state.listeners[name] {
+                // Marked used now, so that it does not close between this request's look-up and its connection.
+                state.listeners[name]?.lastUsed = .now()
+                return (listener.ready, name)
+            }
             guard !state.closed else {
                 throw ParleyError(.transport, "The transport has been shut down; nothing was sent.")
             }
@@ -151,19 +192,64 @@ final class PinnedTLSRelay: Sendable {
             }
             state.sockets += 1
             let name = "\(state.sockets).sock"
-            let ready = group.next().makePromise(of: Void.self)
-            let task = Task { await self.serve(origin, folder: folder, name: name, ready: ready) }
+            let loop = group.next()
+            let ready = loop.makePromise(of: Void.self)
             // The path is known once the folder is (`serve` sets it before the listener is ready).
-            state.listeners[origin] = Listener(path: name, ready: ready.futureResult, task: task)
-            return ready.futureResult
+            state.listeners[name] = Listener(
+                origin: origin,
+                path: name,
+                ready: ready.futureResult,
+                acceptEnded: loop.makePromise(of: Void.self)
+            )
+            state.active[origin] = name
+            state.listeners[name]?.task = Task { await self.serve(origin, folder: folder, name: name, ready: ready) }
+            return (ready.futureResult, name)
         }
     }
 
-    private func setPath(_ path: String, of origin: Origin) {
-        state.withLock { $0.listeners[origin]?.path = path }
+    /// Counts a relayed connection of the listener `name` in (`+1`) or out (`-1`); the last one out starts the idle
+    /// clock.
+    private func count(_ change: Int, name: String) {
+        let idle = state.withLock { state -> Bool in
+            guard state.listeners[name] != nil else { return false }
+            state.listeners[name]?.connections += change
+            return state.listeners[name]?.connections == 0
+        }
+        if idle { scheduleIdleCheck(of: name, after: idleTimeout) }
     }
 
-    /// Listens on `origin`'s socket and relays each connection AsyncHTTPClient makes to it, until shut down.
+    private func scheduleIdleCheck(of name: String, after delay: TimeAmount) {
+        group.next().scheduleTask(in: delay) { self.closeIfIdle(name) }
+    }
+
+    /// Closes the listener `name` if it has had neither a connection nor a request for ``idleTimeout``: its accept loop
+    /// ends and its task removes the socket. A request that comes later opens a new one.
+    private func closeIfIdle(_ name: String) {
+        let now = NIODeadline.now()
+        enum Verdict { case close(any Channel, Origin), checkAgain(TimeAmount), keep }
+        let verdict = state.withLock { state -> Verdict in
+            guard !state.closed, let listener = state.listeners[name], state.active[listener.origin] == name,
+                let channel = listener.channel, listener.connections == 0
+            else { return .keep }
+            let idleSince = now - listener.lastUsed
+            guard idleSince >= idleTimeout else { return .checkAgain(idleTimeout - idleSince) }
+            state.active[listener.origin] = nil
+            return .close(channel, listener.origin)
+        }
+        switch verdict {
+        case .close(let channel, let origin):
+            channel.close(promise: nil)
+            idleClosed.yield(origin.description)
+        case .checkAgain(let delay): scheduleIdleCheck(of: name, after: delay)
+        case .keep: break
+        }
+    }
+
+    /// Listens on `origin`'s socket and relays each connection AsyncHTTPClient makes to it, until the socket closes
+    /// (idle, or shut down).
+    ///
+    /// The accept loop is never cancelled: a connection accepted but not yet handed out would be dropped unfinished,
+    /// which NIO traps on. It ends when the listening channel closes, after the connections already accepted.
     private func serve(
         _ origin: Origin,
         folder: Task<String, any Error>,
@@ -171,9 +257,10 @@ final class PinnedTLSRelay: Sendable {
         ready: EventLoopPromise<Void>
     ) async {
         let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+        let path: String
         do {
-            let path = try await folder.value + "/" + name
-            setPath(path, of: origin)
+            path = try await folder.value + "/" + name
+            state.withLock { $0.listeners[name]?.path = path }
             server = try await ServerBootstrap(group: group)
                 .bind(unixDomainSocketPath: path) { child in
                     child.eventLoop.makeCompletedFuture {
@@ -183,33 +270,56 @@ final class PinnedTLSRelay: Sendable {
         } catch {
             // This request fails with the reason; the next one tries again (a new folder if this one was not made).
             let folderFailed = (try? await folder.value) == nil
-            state.withLock { state in
-                state.listeners[origin] = nil
+            let acceptEnded = state.withLock { state in
+                if state.active[origin] == name { state.active[origin] = nil }
                 if folderFailed, state.folder == folder { state.folder = nil }
+                return state.listeners.removeValue(forKey: name)?.acceptEnded
             }
             ready.fail(error)
+            acceptEnded?.succeed()
             return
         }
+        let (open, acceptEnded) = state.withLock { state -> (Bool, EventLoopPromise<Void>?) in
+            state.listeners[name]?.channel = server.channel
+            return (!state.closed, state.listeners[name]?.acceptEnded)
+        }
+        if !open { server.channel.close(promise: nil) }
         ready.succeed()
+        // Idle from the start until AsyncHTTPClient connects.
+        scheduleIdleCheck(of: name, after: idleTimeout)
         try? await server.executeThenClose { inbound in
             try await withThrowingDiscardingTaskGroup { connections in
-                for try await connection in inbound {
-                    connections.addTask { await self.relay(connection, to: origin) }
+                do {
+                    for try await connection in inbound {
+                        count(+1, name: name)
+                        connections.addTask {
+                            await self.relay(connection, to: origin)
+                            self.count(-1, name: name)
+                        }
+                    }
+                } catch {
+                    // An accept error (out of descriptors) ends the listener; the next request starts a new one.
+                    server.channel.close(promise: nil)
                 }
+                acceptEnded?.succeed()
             }
         }
-        // An accept error (out of descriptors) ends the listener: the next request for the origin starts a new one.
-        let path = state.withLock { state -> String? in
-            guard !state.closed, let listener = state.listeners[origin] else { return nil }
-            state.listeners[origin] = nil
-            return listener.path
+        let removes = state.withLock { state -> Bool in
+            state.listeners[name] = nil
+            if state.active[origin] == name { state.active[origin] = nil }
+            return !state.closed
         }
-        if let path { _ = try? await NIOThreadPool.singleton.runIfActive { unlink(path) } }
+        // After a shutdown the folder goes whole.
+        if removes { _ = try? await NIOThreadPool.singleton.runIfActive { unlink(path) } }
     }
 
     /// Connects to `origin` (TLS, checked) and copies bytes both ways until either side closes.
     private func relay(_ downstream: NIOAsyncChannel<ByteBuffer, ByteBuffer>, to origin: Origin) async {
         let upstream: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        if Task.isCancelled || state.withLock({ $0.closed }) {
+            try? await downstream.executeThenClose { _, _ in }
+            return
+        }
         do {
             upstream = try await connect(to: origin)
         } catch {
@@ -300,12 +410,19 @@ final class PinnedTLSRelay: Sendable {
 
     /// Stops listening, closes every relayed connection, and removes the sockets and their folder.
     func shutdown() async {
-        let (tasks, folder) = state.withLock { state in
+        let (listeners, folder) = state.withLock { state in
             state.closed = true
-            return (state.listeners.values.map(\.task), state.folder)
+            return (Array(state.listeners.values), state.folder)
         }
-        for task in tasks { task.cancel() }
-        for task in tasks { await task.value }
+        // The accept loops end once their channels close (a listener still binding closes its own); then the relays,
+        // each accepted connection now owned by one, are cancelled.
+        for listener in listeners { listener.channel?.close(promise: nil) }
+        for listener in listeners {
+            try? await listener.acceptEnded.futureResult.get()
+            listener.task?.cancel()
+        }
+        for listener in listeners { await listener.task?.value }
+        idleClosed.finish()
         guard let folder, let path = try? await folder.value else { return }
         _ = try? await NIOThreadPool.singleton.runIfActive { Self.removeFolder(path) }
     }

@@ -162,4 +162,32 @@ struct PinnedRetryTests {
         try await client.shutdown()
         await server.stop()
     }
+
+    @Test("a pinned origin's socket closes once unused, and a later request opens a new one")
+    func idleRelaysClose() async throws {
+        let servers = [
+            try await ClosingTLSServer.start(folder: try #require(TLSPeer.folder)),
+            try await ClosingTLSServer.start(folder: try #require(TLSPeer.folder)),
+            try await ClosingTLSServer.start(folder: try #require(TLSPeer.folder)),
+        ]
+        let policy = TLSPolicy(roots: [try TLSPeer.pem("ca.pem")], pinnedPublicKeys: [try #require(TLSPeer.leafPin)])
+        var configuration = AsyncHTTPClientTransport.defaultConfiguration
+        // AsyncHTTPClient closes its idle connections after this, and the relay its idle sockets.
+        configuration.connectionPool.idleTimeout = .milliseconds(200)
+        let transport = try AsyncHTTPClientTransport(configuration: configuration, tls: policy)
+        var closures = transport.pinnedIdleClosures.makeAsyncIterator()
+        let clients = try servers.map { server in
+            Client(baseURL: try #require(URL(string: "https://127.0.0.1:\(server.port)")), transport: transport)
+        }
+        for client in clients { #expect(try await client.send(Ping()) == [:]) }
+        #expect(transport.pinnedListenerCount == 3)
+        var closed: Set<String> = []
+        while closed.count < 3, let origin = await closures.next() { closed.insert(origin) }
+        #expect(closed == Set(servers.map { "127.0.0.1:\($0.port)" }))
+        #expect(transport.pinnedListenerCount == 0)
+        #expect(try await clients[0].send(Ping()) == [:], "a new socket for a later request")
+        #expect(transport.pinnedListenerCount == 1)
+        try await transport.shutdown()
+        for server in servers { await server.stop() }
+    }
 }
