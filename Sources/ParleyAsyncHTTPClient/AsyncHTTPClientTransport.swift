@@ -30,7 +30,7 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
     /// The underlying client.
     public let client: HTTPClient
     /// Whether this transport created ``client`` and so shuts it down.
-    public let ownsClient: Bool
+    package let ownsClient: Bool
     /// Carries `https` connections when the transport's TLS policy pins public keys (``init(configuration:tls:)``).
     let pinnedRelay: PinnedTLSRelay?
 
@@ -152,7 +152,7 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
             // this is a Unix socket), so a request can be written just as that happens and fail unanswered. An
             // idempotent one whose body can be read again is sent once more on a new connection, as RFC 9110 (9.2.2)
             // lets a client do; any other fails as it did.
-            let idempotent = CallContext.current?.isIdempotent ?? request.method.isIdempotent
+            let idempotent = CallContext.current?.isIdempotent ?? CallContext.isIdempotent(request.method)
             guard idempotent, body.map({ $0.iterationBehavior == .multiple }) ?? true, !Task.isCancelled,
                 Self.closedUnanswered(error)
             else { throw error }
@@ -330,7 +330,7 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
 
     /// Request bodies of a known length up to this many bytes are read into one buffer and sent with the head;
     /// longer ones, and bodies of unknown length, stream.
-    public static let wholeRequestBodyLimit: Int64 = 256 * 1024
+    static let wholeRequestBodyLimit: Int64 = 256 * 1024
 
     /// The field name for a response header, without validating and lowercasing the most common ones again.
     @inline(__always)

@@ -19,11 +19,11 @@ import NIOPosix
 ///   again cannot see the client close: the FIN waits behind the unread bytes.)
 /// - `/raw?bytes=B`: writes `B` (percent-decoded, so any byte can be sent) as the whole response, then closes.
 /// - anything else: `404`.
-public final class ConnectionFaultServer: Sendable {
+package final class ConnectionFaultServer: Sendable {
     /// The port the server listens on.
-    public let port: Int
+    package let port: Int
     /// `"http://127.0.0.1:PORT"`.
-    public var baseURL: String { "http://127.0.0.1:\(self.port)" }
+    package var baseURL: String { "http://127.0.0.1:\(self.port)" }
 
     private let channel: any Channel
     private let connections: FaultConnectionRegistry
@@ -39,7 +39,7 @@ public final class ConnectionFaultServer: Sendable {
     /// Starts a server on 127.0.0.1 at an ephemeral port and returns once it accepts connections.
     ///
     /// - Throws: The bind error if no port could be bound.
-    public static func start() async throws -> ConnectionFaultServer {
+    package static func start() async throws -> ConnectionFaultServer {
         let connections = FaultConnectionRegistry()
         let shared = ConnectionFaultState()
         let (channel, port) = try await connections.bind(server: "connection fault server") {
@@ -49,7 +49,7 @@ public final class ConnectionFaultServer: Sendable {
     }
 
     /// Stops listening, closes every open connection and waits until they are closed. Idempotent.
-    public func stop() async {
+    package func stop() async {
         try? await self.channel.close()
         for connection in self.connections.openChannels {
             connection.close(promise: nil)
@@ -58,25 +58,25 @@ public final class ConnectionFaultServer: Sendable {
     }
 
     /// How many connections are open now.
-    public var openConnections: Int { self.connections.openCount }
+    package var openConnections: Int { self.connections.openCount }
 
     /// How many connections the server has accepted since it started.
-    public var acceptedConnections: Int { self.connections.acceptedCount }
+    package var acceptedConnections: Int { self.connections.acceptedCount }
 
     /// How many request body bytes `/early-answer` has read and dropped after answering, over all connections.
-    public var discardedBodyBytes: Int { self.shared.discarded.withLockedValue { $0 } }
+    package var discardedBodyBytes: Int { self.shared.discarded.withLockedValue { $0 } }
 
     /// Returns as soon as no connection that received a byte is open (at once if none is; see
     /// ``FaultServer/waitUntilIdle(timeout:)``); throws ``FaultServerError`` once `timeout`
     /// has passed first.
-    public func waitUntilIdle(timeout: Duration = .seconds(5)) async throws {
+    package func waitUntilIdle(timeout: Duration = .seconds(5)) async throws {
         try await self.connections.waitUntilIdle(timeout: timeout, on: self.channel.eventLoop)
     }
 
     /// Closes (with a FIN, no `Connection: close` before) every connection that is kept alive between requests,
     /// and returns once they are closed. Returns how many it closed.
     @discardableResult
-    public func closeIdleConnections() async -> Int {
+    package func closeIdleConnections() async -> Int {
         let idle = self.shared.idle.withLockedValue { idle in
             defer { idle = [:] }
             return Array(idle.values)
@@ -91,7 +91,7 @@ public final class ConnectionFaultServer: Sendable {
 
 extension ConnectionFaultServer {
     /// Makes every connection that `/early-answer?then=stall` stopped reading read (and drop) again.
-    public func resumeStalledConnections() async {
+    package func resumeStalledConnections() async {
         let stalled = self.shared.stalled.withLockedValue { stalled in
             defer { stalled = [:] }
             return Array(stalled.values)

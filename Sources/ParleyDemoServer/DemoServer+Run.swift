@@ -11,7 +11,7 @@ extension DemoServer {
     ///   - onStarted: Called once with the bound ports (HTTP, and the JSON-RPC WebSocket server) when both
     ///     accept connections.
     /// - Throws: The bind error if the port cannot be used, or a service-group error.
-    public static func run(
+    package static func run(
         port: Int = 0,
         onStarted: @escaping @Sendable (_ httpPort: Int, _ webSocketPort: Int) -> Void
     ) async throws {

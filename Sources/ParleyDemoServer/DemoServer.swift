@@ -10,18 +10,18 @@ import ServiceLifecycle
 /// defer { Task { await server.stop() } }
 /// print(server.baseURL)  // http://127.0.0.1:54321
 /// ```
-public final class DemoServer: Sendable {
+package final class DemoServer: Sendable {
     /// The port the server is listening on.
-    public let port: Int
+    package let port: Int
 
     /// The server's address: `"http://127.0.0.1:PORT"`.
-    public var baseURL: String { "http://127.0.0.1:\(self.port)" }
+    package var baseURL: String { "http://127.0.0.1:\(self.port)" }
 
     /// The port of the JSON-RPC WebSocket server.
-    public let webSocketPort: Int
+    package let webSocketPort: Int
 
     /// The JSON-RPC WebSocket endpoint: `"ws://127.0.0.1:PORT/rpc/ws"`.
-    public var webSocketURL: String { "ws://127.0.0.1:\(self.webSocketPort)\(RPCWebSocketRoute.path)" }
+    package var webSocketURL: String { "ws://127.0.0.1:\(self.webSocketPort)\(RPCWebSocketRoute.path)" }
 
     private let serviceGroup: ServiceGroup
     private let events: EventBoard
@@ -45,7 +45,7 @@ public final class DemoServer: Sendable {
     /// - Returns: The running server; call ``stop()`` when done.
     /// - Throws: The bind error if the port cannot be used, or `CancellationError` if the calling
     ///   task is cancelled while starting.
-    public static func start(port: Int = 0) async throws -> DemoServer {
+    package static func start(port: Int = 0) async throws -> DemoServer {
         let events = EventBoard()
         let (listening, continuation) = AsyncThrowingStream<(Int, Int), any Error>.makeStream()
         let group = DemoApplication.makeServiceGroup(port: port, events: events, signals: []) { httpPort, webSocketPort in
@@ -78,7 +78,7 @@ public final class DemoServer: Sendable {
     /// except that `/hang`, `/hang-headers`, streamed bodies (`/bytes`, `/large-json`) and any
     /// `/slow` request with more than a second left drop their connections at once. Whatever is
     /// still running after 5 seconds is cancelled.
-    public func stop() async {
+    package func stop() async {
         self.events.fire(.stopping)
         await self.serviceGroup.triggerGracefulShutdown()
         await self.task.value

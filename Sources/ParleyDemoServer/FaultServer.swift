@@ -45,11 +45,11 @@ import NIOPosix
 ///
 /// The server counts its connections exactly (``openConnections``, ``acceptedConnections``), and
 /// ``waitUntilIdle(timeout:)`` waits, without polling, until every one is closed.
-public final class FaultServer: Sendable {
+package final class FaultServer: Sendable {
     /// The port the server listens on.
-    public let port: Int
+    package let port: Int
     /// `"http://127.0.0.1:PORT"`.
-    public var baseURL: String { "http://127.0.0.1:\(self.port)" }
+    package var baseURL: String { "http://127.0.0.1:\(self.port)" }
 
     private let channel: any Channel
     private let connections: FaultConnectionRegistry
@@ -70,7 +70,7 @@ public final class FaultServer: Sendable {
     /// Starts a server on 127.0.0.1 at an ephemeral port and returns once it accepts connections.
     ///
     /// - Throws: The bind error if no port could be bound.
-    public static func start() async throws -> FaultServer {
+    package static func start() async throws -> FaultServer {
         let connections = FaultConnectionRegistry()
         let stormCounters = NIOLockedValueBox<[String: Int]>([:])
         let responder = FaultResponder(stormCounters: stormCounters)
@@ -79,7 +79,7 @@ public final class FaultServer: Sendable {
     }
 
     /// Stops listening, closes every open connection and waits until they are closed. Idempotent.
-    public func stop() async {
+    package func stop() async {
         try? await self.channel.close()
         for connection in self.connections.openChannels {
             connection.close(promise: nil)
@@ -88,10 +88,10 @@ public final class FaultServer: Sendable {
     }
 
     /// How many connections are open now.
-    public var openConnections: Int { self.connections.openCount }
+    package var openConnections: Int { self.connections.openCount }
 
     /// How many connections the server has accepted since it started.
-    public var acceptedConnections: Int { self.connections.acceptedCount }
+    package var acceptedConnections: Int { self.connections.acceptedCount }
 
     /// Returns as soon as no connection that received a request byte is open (at once if none is).
     ///
@@ -103,26 +103,26 @@ public final class FaultServer: Sendable {
     /// - Parameter timeout: How long to wait at most.
     /// - Throws: ``FaultServerError`` with the number of connections still open once `timeout` has passed;
     ///   `CancellationError` if the calling task is cancelled.
-    public func waitUntilIdle(timeout: Duration = .seconds(5)) async throws {
+    package func waitUntilIdle(timeout: Duration = .seconds(5)) async throws {
         try await self.connections.waitUntilIdle(timeout: timeout, on: self.channel.eventLoop)
     }
 
     /// How many requests `/storm` has seen for `key`.
-    public func stormRequests(key: String) -> Int {
+    package func stormRequests(key: String) -> Int {
         self.stormCounters.withLockedValue { $0[key, default: 0] }
     }
 
     /// The body of `/close-mid-body-no-length`: a complete, close-delimited response body.
-    public static var closeDelimitedBody: [UInt8] { FaultResponder.closeDelimitedBody }
+    package static var closeDelimitedBody: [UInt8] { FaultResponder.closeDelimitedBody }
 
     /// What `/gzip` and `/truncated-gzip` compress.
-    public static var gzipPayload: [UInt8] { GzipStream.demoPayload }
+    package static var gzipPayload: [UInt8] { GzipStream.demoPayload }
 
     /// The log line that `/hostile/control-bytes` and `/hostile/rpc-error-control` try to forge, after a CR LF.
-    public static var controlBytesForgedLine: String { HostileAnswer.forgedLine }
+    package static var controlBytesForgedLine: String { HostileAnswer.forgedLine }
 
     /// A URL on 127.0.0.1 where every connection is refused (``RefusedPort``).
-    public static func unusedPortURL() async throws -> String {
+    package static func unusedPortURL() async throws -> String {
         try RefusedPort.url()
     }
 }

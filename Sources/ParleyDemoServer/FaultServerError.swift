@@ -1,9 +1,9 @@
 /// Why a ``FaultServer`` call failed.
-public struct FaultServerError: Error, Sendable, CustomStringConvertible {
+package struct FaultServerError: Error, Sendable, CustomStringConvertible {
     /// How many connections were still open when the wait gave up (0 for other failures).
-    public let openConnections: Int
+    package let openConnections: Int
     /// What happened, in words.
-    public let message: String
+    package let message: String
 
     /// The deadline of ``FaultServer/waitUntilIdle(timeout:)`` passed with `count` connections still open.
     static func stillOpen(_ count: Int, after timeout: Duration) -> FaultServerError {
@@ -15,5 +15,5 @@ public struct FaultServerError: Error, Sendable, CustomStringConvertible {
     }
 
     /// The description: the message.
-    public var description: String { self.message }
+    package var description: String { self.message }
 }

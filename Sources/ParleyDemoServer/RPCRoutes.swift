@@ -2,7 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import Parley
-public import ParleyJSONRPC
+package import ParleyJSONRPC
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -93,5 +93,5 @@ enum RPCRoutes {
 extension DemoServer {
     /// The demo server's JSON-RPC router (the specification's example methods and a few more), to serve it
     /// elsewhere (stdio, tests).
-    public static func jsonRPCRouter() -> JSONRPCRouter { RPCRoutes.makeRouter() }
+    package static func jsonRPCRouter() -> JSONRPCRouter { RPCRoutes.makeRouter() }
 }

@@ -12,9 +12,9 @@
 /// socket can take the port while it is held. The socket stays open until the process exits. (Binding a port and
 /// closing it again is not enough: in a test process that starts many servers, the next server may be given the
 /// same port, and the "refused" request reaches it.)
-public enum RefusedPort {
+package enum RefusedPort {
     /// `http://127.0.0.1:PORT` on a fresh refusing port.
-    public static func url() throws -> String {
+    package static func url() throws -> String {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw RefusedPortError(step: "socket", code: errno) }
         var address = sockaddr_in()
@@ -45,11 +45,11 @@ public enum RefusedPort {
 }
 
 /// A refusing port could not be set up.
-public struct RefusedPortError: Error, CustomStringConvertible {
+package struct RefusedPortError: Error, CustomStringConvertible {
     /// The call that failed.
-    public let step: String
+    package let step: String
     /// Its errno.
-    public let code: Int32
+    package let code: Int32
     /// "bind failed with errno 98".
-    public var description: String { "\(step) failed with errno \(code)" }
+    package var description: String { "\(step) failed with errno \(code)" }
 }

@@ -46,7 +46,7 @@ public struct JSONRPCClient: Sendable {
     /// A client on any channel.
     public init(
         channel: any JSONRPCChannel,
-        ids: any JSONRPCIDGenerator = SequentialIDs(),
+        ids: any JSONRPCIDGenerator = JSONRPCSequentialIDs(),
         encoder: JSONEncoder = JSONEncoder(),
         decoder: JSONDecoder = JSONDecoder(),
         timeout: Duration? = nil,
@@ -69,7 +69,7 @@ public struct JSONRPCClient: Sendable {
         http client: Client,
         path: Path = "",
         headers: Headers = [:],
-        ids: any JSONRPCIDGenerator = SequentialIDs(),
+        ids: any JSONRPCIDGenerator = JSONRPCSequentialIDs(),
         timeout: Duration? = nil,
         cancellation: JSONRPCCancellation? = nil,
         retry: JSONRPCRetryPolicy? = nil,
@@ -222,7 +222,7 @@ public struct JSONRPCClient: Sendable {
             _ = try? await Deadline.run(
                 within: Self.cancellationLimit,
                 expired: { ParleyError(.timeout, "The JSON-RPC cancellation notification \(method) could not be sent in time.") },
-                { try await notify(DynamicMethod(method, params: params)) }
+                { try await notify(JSONRPCDynamicMethod(method, params: params)) }
             )
         }
     }

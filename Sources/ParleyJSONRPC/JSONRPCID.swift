@@ -62,7 +62,7 @@ public protocol JSONRPCIDGenerator: Sendable {
 }
 
 /// Integers counting up from a start (1 by default), safe under concurrency.
-public final class SequentialIDs: JSONRPCIDGenerator {
+public final class JSONRPCSequentialIDs: JSONRPCIDGenerator {
     private let counter: LockedState<Int>
 
     /// Ids `start`, `start + 1`, …
@@ -82,7 +82,7 @@ public final class SequentialIDs: JSONRPCIDGenerator {
 }
 
 /// Random UUID strings (`"6F9619FF-8B86-D011-B42D-00C04FC964FF"`).
-public struct UUIDIDs: JSONRPCIDGenerator {
+public struct JSONRPCUUIDIDs: JSONRPCIDGenerator {
     /// UUID ids.
     public init() {}
     /// A new UUID string.
@@ -90,15 +90,15 @@ public struct UUIDIDs: JSONRPCIDGenerator {
 }
 
 /// The ids of a list, in order, then those of `fallback` once the list is used up: for a peer or a recording that
-/// expects given ids (`ListedIDs([1, 2, "a"])`). The list must not repeat an id, nor hold one that `fallback` makes
+/// expects given ids (`JSONRPCListedIDs([1, 2, "a"])`). The list must not repeat an id, nor hold one that `fallback` makes
 /// while a call with it is pending.
-public final class ListedIDs: JSONRPCIDGenerator {
+public final class JSONRPCListedIDs: JSONRPCIDGenerator {
     private let ids: [JSONRPCID]
     private let fallback: any JSONRPCIDGenerator
     private let position = LockedState(0)
 
     /// `ids`, then `fallback`'s (random UUIDs by default).
-    public init(_ ids: [JSONRPCID], then fallback: any JSONRPCIDGenerator = UUIDIDs()) {
+    public init(_ ids: [JSONRPCID], then fallback: any JSONRPCIDGenerator = JSONRPCUUIDIDs()) {
         self.ids = ids
         self.fallback = fallback
     }
@@ -117,7 +117,7 @@ public final class ListedIDs: JSONRPCIDGenerator {
 
 /// Ids from a closure of yours. It is called concurrently and must not repeat an id while a call with it is
 /// pending.
-public struct CustomIDs: JSONRPCIDGenerator {
+public struct JSONRPCCustomIDs: JSONRPCIDGenerator {
     private let make: @Sendable () -> JSONRPCID
 
     /// Ids from `make`.

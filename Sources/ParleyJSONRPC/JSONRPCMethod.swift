@@ -62,9 +62,9 @@ public struct JSONRPCNoParams: Encodable, Sendable, Hashable {
 /// A call by name with dynamic parameters and result, for exploring an API without declaring types.
 ///
 /// ```swift
-/// let height: JSONValue = try await rpc.call(DynamicMethod("eth_blockNumber"))
+/// let height: JSONValue = try await rpc.call(JSONRPCDynamicMethod("eth_blockNumber"))
 /// ```
-public struct DynamicMethod: JSONRPCMethod {
+public struct JSONRPCDynamicMethod: JSONRPCMethod {
     /// The result: any JSON.
     public typealias Result = JSONValue
     /// Unused: ``methodName`` names a dynamic call.

@@ -353,12 +353,12 @@ package final class JSONRPCMultiplexer: Sendable {
         on channel: some JSONRPCChannel
     ) async throws(ParleyError) -> JSONRPCSubscription {
         // UUID ids: the channel's own calls can never collide with the ids of the user's clients.
-        let rpc = JSONRPCClient(channel: channel, ids: UUIDIDs())
+        let rpc = JSONRPCClient(channel: channel, ids: JSONRPCUUIDIDs())
         let call = ResultAsJSON(base: method)
         let subscribeCall: JSONRPCConnectionState.SubscribeCall = { () throws(ParleyError) in try await rpc.call(call) }
         // Best effort: a failed unsubscribe leaves nothing to do on our side.
         let unsubscribeCall: @Sendable (JSONValue) async -> Void = { key in
-            if let unsubscribe { _ = try? await rpc.call(DynamicMethod(unsubscribe, params: .array([key]))) }
+            if let unsubscribe { _ = try? await rpc.call(JSONRPCDynamicMethod(unsubscribe, params: .array([key]))) }
         }
         let (stream, continuation) = AsyncThrowingStream.makeStream(
             of: JSONRPCIncoming.self,

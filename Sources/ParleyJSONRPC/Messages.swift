@@ -33,7 +33,7 @@ struct RequestEnvelope<Method: JSONRPCMethod>: Encodable, Sendable {
         // No `params` member at all for methods without parameters (type comparisons, no dynamic casts).
         if Method.Params.self == JSONRPCNoParams.self {
         } else if Method.Params.self == JSONValue?.self, let dynamic = method.params as? JSONValue? {
-            // Dynamic parameters (DynamicMethod, or any method whose Params is `JSONValue?`): nil leaves
+            // Dynamic parameters (JSONRPCDynamicMethod, or any method whose Params is `JSONValue?`): nil leaves
             // `params` out, a scalar is refused.
             switch dynamic {
             case nil, .array?, .object?: try container.encodeIfPresent(dynamic, forKey: .params)

@@ -136,7 +136,7 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
     /// its one positional parameter.
     ///
     /// ```swift
-    /// let ticks = try await channel.subscribe(DynamicMethod("subscribe", params: ["ticks"]), notifications: .method("tick"))
+    /// let ticks = try await channel.subscribe(JSONRPCDynamicMethod("subscribe", params: ["ticks"]), notifications: .method("tick"))
     /// for try await tick in ticks { print(tick.params ?? .null) }
     /// ```
     ///

@@ -28,7 +28,7 @@ import WSClient
 /// let rpc = JSONRPCClient(channel: channel)
 /// let sum = try await rpc.call(Sum(params: [1, 2]))
 /// let heads = try await channel.subscribe(
-///     DynamicMethod("eth_subscribe", params: ["newHeads"]),
+///     JSONRPCDynamicMethod("eth_subscribe", params: ["newHeads"]),
 ///     notifications: .parameter("subscription", of: "eth_subscription"),
 ///     unsubscribe: "eth_unsubscribe"
 /// )
@@ -179,7 +179,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     ///
     /// ```swift
     /// let heads = try await channel.subscribe(
-    ///     DynamicMethod("eth_subscribe", params: ["newHeads"]),
+    ///     JSONRPCDynamicMethod("eth_subscribe", params: ["newHeads"]),
     ///     notifications: .parameter("subscription", of: "eth_subscription"),
     ///     unsubscribe: "eth_unsubscribe",
     ///     backfill: { last in try await headsSince(last) }    // the heads after the last one seen

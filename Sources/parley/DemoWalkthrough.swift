@@ -63,7 +63,7 @@ struct DemoWalkthrough {
         )
         print("  \(sum), \(difference), \(data)\n")
         print("→ JSON-RPC foobar (a failure: the method does not exist)")
-        await showFailure { try await rpc.call(DynamicMethod("foobar")) }
+        await showFailure { try await rpc.call(JSONRPCDynamicMethod("foobar")) }
         try await serverPush()
     }
 
@@ -74,7 +74,7 @@ struct DemoWalkthrough {
         let channel = try await JSONRPCWebSocketChannel.connect(to: webSocketURL, reconnect: .default)
         let rpc = JSONRPCClient(channel: channel)
         let prices = try await channel.subscribe(
-            DynamicMethod("subscribe", params: .array([.string("prices")])),
+            JSONRPCDynamicMethod("subscribe", params: .array([.string("prices")])),
             notifications: .parameter("subscription", of: "subscription"),
             unsubscribe: "unsubscribe"
         )
@@ -85,12 +85,12 @@ struct DemoWalkthrough {
             print("  \(label): \(update.params?["result"].map { "\($0)" } ?? "null") (subscription \(key))")
         }
         try await show("pushed at once")
-        _ = try await rpc.call(DynamicMethod("publish", params: .array([.string("prices"), .int(42)])))
+        _ = try await rpc.call(JSONRPCDynamicMethod("publish", params: .array([.string("prices"), .int(42)])))
         try await show("published")
         print("  the server drops the connection…")
-        _ = try? await rpc.call(DynamicMethod("drop"))
+        _ = try? await rpc.call(JSONRPCDynamicMethod("drop"))
         try await show("after reconnecting")
-        _ = try await rpc.call(DynamicMethod("publish", params: .array([.string("prices"), .int(43)])))
+        _ = try await rpc.call(JSONRPCDynamicMethod("publish", params: .array([.string("prices"), .int(43)])))
         try await show("published")
         await prices.cancel()
         await channel.close()

@@ -111,7 +111,7 @@ struct RPCCommand: AsyncParsableCommand {
             try await runBatch(file: batch, rpc: rpc)
             return
         }
-        let call = DynamicMethod(method ?? "", params: try params.map(Self.parseParams))
+        let call = JSONRPCDynamicMethod(method ?? "", params: try params.map(Self.parseParams))
         if notify {
             try await rpc.notify(call)
             return
@@ -130,7 +130,7 @@ struct RPCCommand: AsyncParsableCommand {
             guard case .string(let name)? = entry["method"] else {
                 throw ValidationError("Element \(index) of \(file) has no \"method\" string.")
             }
-            let call = DynamicMethod(name, params: entry["params"])
+            let call = JSONRPCDynamicMethod(name, params: entry["params"])
             if entry["notify"] == .bool(true) { batch.notify(call) } else { slots.append(batch.call(call)) }
         }
         let results = try await rpc.send(batch)

@@ -128,9 +128,9 @@ extension Readme {
 
             let rpc = JSONRPCClient(http: client, path: "/rpc")
             let difference = try await rpc.call(Subtract(params: [42, 23]))
-            let (sum, missing) = try await rpc.batch(Sum(params: [1, 2, 4]), DynamicMethod("foobar"))
+            let (sum, missing) = try await rpc.batch(Sum(params: [1, 2, 4]), JSONRPCDynamicMethod("foobar"))
             print(difference, try sum.get(), missing)   // 19 7 failure(… -32601 "Method not found" …)
-            try await rpc.notify(DynamicMethod("notify_hello", params: .array([.int(7)])))
+            try await rpc.notify(JSONRPCDynamicMethod("notify_hello", params: .array([.int(7)])))
 
             #expect(difference == 19)
             #expect(try sum.get() == 7)

@@ -64,7 +64,7 @@ enum Batch100 {
 
     /// Parley: a run-time batch of 100 typed calls, encoded, answered, matched by id and decoded.
     static func parley() async throws -> Int {
-        let rpc = JSONRPCClient(channel: FixedReplyChannel(reply: reply), ids: SequentialIDs())
+        let rpc = JSONRPCClient(channel: FixedReplyChannel(reply: reply), ids: JSONRPCSequentialIDs())
         var batch = JSONRPCBatch()
         let slots = (1...size).map { batch.call(SumCall(params: [$0, $0, $0])) }
         let results = try await rpc.send(batch)

@@ -72,5 +72,5 @@ extension Endpoint {
     /// The type's name (computed once per type).
     public var name: String { EndpointNames.name(of: Self.self) }
     /// The method's idempotency.
-    public var isIdempotent: Bool { method.isIdempotent }
+    public var isIdempotent: Bool { CallContext.isIdempotent(method) }
 }

@@ -33,12 +33,14 @@ public struct CallContext: Sendable {
 
     /// The context of the call running in this task, if it runs in a `Client`.
     @TaskLocal public static var current: CallContext?
-}
 
-extension HTTPRequest.Method {
-    /// Whether RFC 9110 defines the method as idempotent: GET, HEAD, PUT, DELETE, OPTIONS, TRACE.
-    public var isIdempotent: Bool {
-        switch self {
+    /// Whether RFC 9110 defines `method` as idempotent: GET, HEAD, PUT, DELETE, OPTIONS, TRACE (the default of
+    /// ``Endpoint/isIdempotent``, and what Parley's middlewares assume outside a `Client`).
+    ///
+    /// A static function of Parley's rather than an extension of swift-http-types' `HTTPRequest.Method`, whose own
+    /// future members it could collide with.
+    public static func isIdempotent(_ method: HTTPRequest.Method) -> Bool {
+        switch method {
         case .get, .head, .put, .delete, .options, .trace: true
         default: false
         }

@@ -49,7 +49,7 @@ public struct MCPClient: Sendable {
             MCPInitialize(protocolVersion: protocolVersion, capabilities: capabilities, clientInfo: clientInfo),
             timeout: timeout
         )
-        try await rpc.notify(DynamicMethod("notifications/initialized"))
+        try await rpc.notify(JSONRPCDynamicMethod("notifications/initialized"))
         // Open before returning: a server sends its requests (roots/list …) on this stream, and drops them while none is open.
         await (rpc.channel as? MCPStreamableHTTPChannel)?.listen()
         return result

@@ -84,7 +84,7 @@ extension DocCJSONRPC {
             let rpc = JSONRPCClient(http: client, path: "/rpc")
             print(try await rpc.call(Subtract(params: [42, 23])))                                   // 19
             print(try await rpc.call(NamedSubtract(params: .init(minuend: 42, subtrahend: 23))))    // 19
-            print(try await rpc.call(DynamicMethod("get_data")))                                    // ["hello",5]
+            print(try await rpc.call(JSONRPCDynamicMethod("get_data")))                                    // ["hello",5]
             try await rpc.notify(NotifyHello(params: [7]))
             let node = JSONRPCClient(
                 http: Client(baseURL: baseURL, middlewares: [.retry()]), path: "/rpc",
@@ -92,14 +92,14 @@ extension DocCJSONRPC {
             )
             print(try await node.call(BlockSum(params: [1, 2])))                                     // 3
             #expect(try await node.call(BlockSum(params: [1, 2])) == 3)
-            let echoed = try await rpc.call(DynamicMethod("echo", params: ["newHeads", ["includeTransactions": true]]))
+            let echoed = try await rpc.call(JSONRPCDynamicMethod("echo", params: ["newHeads", ["includeTransactions": true]]))
             print(echoed[path: 1, "includeTransactions"]?.boolValue ?? false)                         // true
             #expect(echoed[path: 1, "includeTransactions"]?.boolValue == true)
             #expect(try await rpc.call(Initialize(params: .init(processId: nil, rootUri: nil))) == ["processId": nil])
             #expect(try await rpc.call(NamedSubtract(params: .init(minuend: 42, subtrahend: 23))) == 19)
-            #expect(try await rpc.call(DynamicMethod("get_data")) == .array([.string("hello"), .int(5)]))
+            #expect(try await rpc.call(JSONRPCDynamicMethod("get_data")) == .array([.string("hello"), .int(5)]))
 
-            let failure = DynamicMethod(
+            let failure = JSONRPCDynamicMethod(
                 "fail",
                 params: .object(["code": .int(-32001), "message": .string("Insufficient funds"), "data": .object(["balance": .int(3)])])
             )
@@ -113,7 +113,7 @@ extension DocCJSONRPC {
             #expect(error?.jsonRPCError?.code == -32001)
             #expect(try error?.jsonRPCError?.data(as: Shortfall.self)?.balance == 3)
 
-            let (sum, missing, data) = try await rpc.batch(Sum(params: [1, 2, 4]), DynamicMethod("foobar"), GetData())
+            let (sum, missing, data) = try await rpc.batch(Sum(params: [1, 2, 4]), JSONRPCDynamicMethod("foobar"), GetData())
             print(try sum.get(), try data.get())                            // 7 ["hello", 5]
             if case .failure(let error) = missing { print(error.jsonRPCError?.code ?? 0) }   // -32601
 
@@ -133,11 +133,11 @@ extension DocCJSONRPC {
             #expect(notFound.jsonRPCError?.code == JSONRPCError.Code.methodNotFound)
             #expect(try results[slot].get() == 26)
 
-            let stringIDs = JSONRPCClient(http: client, path: "/rpc", ids: UUIDIDs())
-            let counter = SequentialIDs(startingAt: 1000)
-            let prefixed = JSONRPCClient(http: client, path: "/rpc", ids: CustomIDs { .string("req-\(counter.next())") })
+            let stringIDs = JSONRPCClient(http: client, path: "/rpc", ids: JSONRPCUUIDIDs())
+            let counter = JSONRPCSequentialIDs(startingAt: 1000)
+            let prefixed = JSONRPCClient(http: client, path: "/rpc", ids: JSONRPCCustomIDs { .string("req-\(counter.next())") })
             print(try await stringIDs.call(Sum(params: [1, 2])), try await prefixed.call(Sum(params: [3, 4])))   // 3 7
-            let listed = JSONRPCClient(http: client, path: "/rpc", ids: ListedIDs(["first", "second"], then: UUIDIDs()))
+            let listed = JSONRPCClient(http: client, path: "/rpc", ids: JSONRPCListedIDs(["first", "second"], then: JSONRPCUUIDIDs()))
             print(try await listed.call(Sum(params: [5, 6])))                                        // 11
             #expect(try await listed.call(Sum(params: [5, 6])) == 11)
 
@@ -198,8 +198,8 @@ extension DocCJSONRPC {
             }
             let channel = JSONRPCStreamChannel(input: toClient.fileHandleForReading, output: toServer.fileHandleForWriting, framing: .contentLength)
             let rpc = JSONRPCClient(channel: channel)
-            #expect(try await rpc.call(DynamicMethod("withdraw", params: .object(["amount": .int(2)]))) == .int(1))
-            let refused = await expectParleyError(.jsonRPCError) { try await rpc.call(DynamicMethod("withdraw", params: .object(["amount": .int(5)]))) }
+            #expect(try await rpc.call(JSONRPCDynamicMethod("withdraw", params: .object(["amount": .int(2)]))) == .int(1))
+            let refused = await expectParleyError(.jsonRPCError) { try await rpc.call(JSONRPCDynamicMethod("withdraw", params: .object(["amount": .int(5)]))) }
             #expect(try refused?.jsonRPCError?.data(as: Shortfall.self)?.balance == 3)
             try toServer.fileHandleForWriting.close()
             try await serving.value
@@ -236,7 +236,7 @@ extension DocCJSONRPC {
                 framing: .contentLength
             )
             let ticks = try await peer.subscribe(
-                DynamicMethod("subscribe", params: ["prices", 3]),
+                JSONRPCDynamicMethod("subscribe", params: ["prices", 3]),
                 notifications: .parameter("subscription", of: "tick"),
                 unsubscribe: "unsubscribe"
             )
@@ -249,7 +249,7 @@ extension DocCJSONRPC {
             await ticks.cancel()   // the peer receives unsubscribe with the subscription's key
             #expect(seen == 3)
             let rpc = JSONRPCClient(channel: peer)
-            #expect(try await rpc.call(DynamicMethod("received", params: ["unsubscribe"])).arrayValue?.count == 1)
+            #expect(try await rpc.call(JSONRPCDynamicMethod("received", params: ["unsubscribe"])).arrayValue?.count == 1)
             #expect(await peer.shutdown()?.isSuccess == true)
         }
     }

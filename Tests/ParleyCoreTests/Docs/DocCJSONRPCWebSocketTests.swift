@@ -31,7 +31,7 @@ extension DocCJSONRPCWebSocket {
                 print(try await rpc.call(Sum(params: [1, 2, 4])))   // 7
 
                 let prices = try await channel.subscribe(
-                    DynamicMethod("subscribe", params: .array([.string("prices")])),
+                    JSONRPCDynamicMethod("subscribe", params: .array([.string("prices")])),
                     notifications: .parameter("subscription", of: "subscription"),
                     unsubscribe: "unsubscribe"
                 )
@@ -43,7 +43,7 @@ extension DocCJSONRPCWebSocket {
                 let again = try await JSONRPCWebSocketChannel.connect(to: webSocketURL)
                 #expect(try await JSONRPCClient(channel: again).call(Sum(params: [1, 2])) == 3)
                 let topic = try await again.subscribe(
-                    DynamicMethod("subscribe", params: .array([.string("prices")])),
+                    JSONRPCDynamicMethod("subscribe", params: .array([.string("prices")])),
                     notifications: .parameter("subscription", of: "subscription")
                 )
                 var first: JSONValue?

@@ -29,7 +29,7 @@ extension DocCMigratingFromJSONRPCKit {
             let server = try await DemoServer.start()
             defer { Task { await server.stop() } }
             let baseURL = try #require(URL(string: server.baseURL))
-            let rpc = JSONRPCClient(http: Client(baseURL: baseURL), path: "/rpc", ids: SequentialIDs())
+            let rpc = JSONRPCClient(http: Client(baseURL: baseURL), path: "/rpc", ids: JSONRPCSequentialIDs())
             let request1 = Subtract(minuend: 42, subtrahend: 23)
             let request2 = Subtract(minuend: 23, subtrahend: 42)
             let (response1, response2) = try await rpc.batchValues(request1, request2)
@@ -48,11 +48,11 @@ extension DocCMigratingFromJSONRPCKit {
             #expect(try await service.batchValues(request1, request2) == (19, -19))
 
             do {
-                _ = try await rpc.call(DynamicMethod("foobar"))
+                _ = try await rpc.call(JSONRPCDynamicMethod("foobar"))
             } catch {
                 print(error.kind, error.jsonRPCError?.code ?? 0, error.jsonRPCError?.message ?? "")   // jsonRPCError -32601 Method not found
             }
-            let error = await expectParleyError(.jsonRPCError) { try await rpc.call(DynamicMethod("foobar")) }
+            let error = await expectParleyError(.jsonRPCError) { try await rpc.call(JSONRPCDynamicMethod("foobar")) }
             #expect(error?.jsonRPCError?.message == "Method not found")
         }
     }

@@ -27,7 +27,7 @@ struct Flaky: Endpoint {
         if let retryAfter { query.append("retry-after", retryAfter) }
         return query
     }
-    var isIdempotent: Bool { idempotent ?? method.isIdempotent }
+    var isIdempotent: Bool { idempotent ?? CallContext.isIdempotent(method) }
 }
 
 /// How many requests the demo server's `/flaky` saw for a key.

@@ -16,7 +16,7 @@ struct JSONRPCHTTPTests {
             #expect(try await rpc.call(Subtract(params: [42, 23])) == 19)
             #expect(try await rpc.call(SubtractNamed(params: .init(minuend: 42, subtrahend: 23))) == 19)
             #expect(try await rpc.call(GetDataRPC()) == [.string("hello"), .int(5)])
-            let dynamic = try await rpc.call(DynamicMethod("sum", params: .array([.int(1), .int(2), .int(4)])))
+            let dynamic = try await rpc.call(JSONRPCDynamicMethod("sum", params: .array([.int(1), .int(2), .int(4)])))
             #expect(dynamic == .int(7))
             try await rpc.notify(Update(params: [1, 2, 3]))
 
@@ -47,7 +47,7 @@ struct JSONRPCHTTPTests {
     @Test("typed batches of any arity, matched by id; the throwing convenience", arguments: TransportKind.allCases)
     func batches(_ transport: TransportKind) async throws {
         try await withDemoClient(transport) { client, _ in
-            let rpc = JSONRPCClient(http: client, path: "/rpc", ids: UUIDIDs())
+            let rpc = JSONRPCClient(http: client, path: "/rpc", ids: JSONRPCUUIDIDs())
             let (sum, difference, data, unknown) = try await rpc.batch(
                 Sum(params: [1, 2, 4]),
                 Subtract(params: [42, 23]),
@@ -115,7 +115,7 @@ struct JSONRPCHTTPTests {
             await expectParleyError(.unacceptableStatus) { try await notFound.notify(Update(params: [1])) }
             await expectParleyError(.unacceptableStatus) { try await withBody.notify(Update(params: [1])) }
             // Scalar params are refused before anything is sent.
-            let scalar = await expectParleyError(.encoding) { try await withBody.call(DynamicMethod("sum", params: .int(1))) }
+            let scalar = await expectParleyError(.encoding) { try await withBody.call(JSONRPCDynamicMethod("sum", params: .int(1))) }
             #expect(scalar?.message.contains("array") == true)
         }
     }
@@ -240,7 +240,7 @@ struct JSONRPCStrictParsingTests {
 
     @Test("ids: sequential ids never repeat under concurrency; 1 and \"1\" differ")
     func ids() async throws {
-        let generator = SequentialIDs()
+        let generator = JSONRPCSequentialIDs()
         let all = await withTaskGroup(of: [JSONRPCID].self) { group in
             for _ in 0..<8 { group.addTask { (0..<1000).map { _ in generator.next() } } }
             var all: [JSONRPCID] = []
@@ -251,7 +251,7 @@ struct JSONRPCStrictParsingTests {
         #expect(JSONRPCID.number(1) != JSONRPCID.string("1"))
         let fixed = JSONRPCClient(
             channel: ScriptedChannel(#"{"jsonrpc": "2.0", "result": 5, "id": "abc"}"#),
-            ids: CustomIDs { "abc" }
+            ids: JSONRPCCustomIDs { "abc" }
         )
         #expect(try await fixed.call(Sum(params: [5])) == 5)
         let duplicate = await expectParleyError(.invalidRequest) { try await fixed.batch(Sum(params: [1]), Sum(params: [2])) }

@@ -24,9 +24,9 @@ struct JSONRPCUsabilityTests {
     func literalsAndNulls(_ transport: TransportKind) async throws {
         try await withDemoClient(transport) { client, _ in
             let rpc = JSONRPCClient(http: client, path: "/rpc")
-            let sum = try await rpc.call(DynamicMethod("sum", params: [1, 2, 4]))
+            let sum = try await rpc.call(JSONRPCDynamicMethod("sum", params: [1, 2, 4]))
             #expect(sum == 7)
-            let echoed = try await rpc.call(DynamicMethod("echo", params: ["newHeads", ["includeTransactions": true]]))
+            let echoed = try await rpc.call(JSONRPCDynamicMethod("echo", params: ["newHeads", ["includeTransactions": true]]))
             #expect(echoed == ["newHeads", ["includeTransactions": true]])
             // LSP's initialize: "processId": null must be sent, not left out.
             let initialize = try await rpc.call(Initialize(params: .init(processId: nil, rootUri: nil)))
@@ -37,9 +37,9 @@ struct JSONRPCUsabilityTests {
 
     @Test("ids from a list, in order, then the fallback's; never repeated under concurrency")
     func listedIDs() async throws {
-        let ids = ListedIDs(["a", 2, "c"], then: SequentialIDs(startingAt: 100))
+        let ids = JSONRPCListedIDs(["a", 2, "c"], then: JSONRPCSequentialIDs(startingAt: 100))
         #expect((0..<5).map { _ in ids.next() } == ["a", 2, "c", 100, 101])
-        let many = ListedIDs((0..<500).map { JSONRPCID.number($0) }, then: SequentialIDs(startingAt: 1_000))
+        let many = JSONRPCListedIDs((0..<500).map { JSONRPCID.number($0) }, then: JSONRPCSequentialIDs(startingAt: 1_000))
         let drawn = await withTaskGroup(of: [JSONRPCID].self) { group in
             for _ in 0..<8 { group.addTask { (0..<100).map { _ in many.next() } } }
             return await group.reduce(into: []) { $0 += $1 }
@@ -47,7 +47,7 @@ struct JSONRPCUsabilityTests {
         #expect(Set(drawn).count == 800)
         // Calls with listed ids are answered and matched against the demo server.
         try await withDemoClient(.asyncHTTPClient) { client, _ in
-            let rpc = JSONRPCClient(http: client, path: "/rpc", ids: ListedIDs(["first", "second"]))
+            let rpc = JSONRPCClient(http: client, path: "/rpc", ids: JSONRPCListedIDs(["first", "second"]))
             #expect(try await rpc.call(Subtract(params: [42, 23])) == 19)
             let (a, b) = try await rpc.batch(Subtract(params: [5, 3]), Subtract(params: [9, 1]))
             #expect(try a.get() == 2 && b.get() == 8)

@@ -268,7 +268,7 @@ struct JSONRPCWebSocketTests {
     func refusedSubscription() async throws {
         try await withWebSocket { channel, _ in
             let failure = await expectParleyError(.jsonRPCError) {
-                try await channel.subscribe(DynamicMethod("no_such_subscribe"), notifications: .method("x"))
+                try await channel.subscribe(JSONRPCDynamicMethod("no_such_subscribe"), notifications: .method("x"))
             }
             #expect(failure?.jsonRPCError?.code == JSONRPCError.Code.methodNotFound)
             // `tick` notifications belong to no subscription here: they arrive on incoming.

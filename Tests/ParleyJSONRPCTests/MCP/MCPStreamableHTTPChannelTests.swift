@@ -59,7 +59,7 @@ struct MCPStreamableHTTPChannelTests {
                 clientInfo: MCPImplementation(name: "parley-tests", version: "1.0")
             )
         )
-        try await mcp.rpc.notify(DynamicMethod("notifications/initialized"))
+        try await mcp.rpc.notify(JSONRPCDynamicMethod("notifications/initialized"))
         return result
     }
 
@@ -396,7 +396,7 @@ struct MCPStreamableHTTPChannelTests {
             #expect(delete.protocolVersion == Self.negotiated)
             let count = server.received.count
             await expectParleyError(.transport) { try await mcp.callTool("echo") }
-            await expectParleyError(.transport) { try await mcp.rpc.notify(DynamicMethod("notifications/roots/list_changed")) }
+            await expectParleyError(.transport) { try await mcp.rpc.notify(JSONRPCDynamicMethod("notifications/roots/list_changed")) }
             #expect(server.received.count == count)
         }
     }
@@ -405,7 +405,7 @@ struct MCPStreamableHTTPChannelTests {
     func notificationAccepted(transport: TransportKind) async throws {
         try await withScriptedServer(.json, transport) { _, mcp, server in
             try await initialize(mcp)
-            try await mcp.rpc.notify(DynamicMethod("notifications/roots/list_changed"))
+            try await mcp.rpc.notify(JSONRPCDynamicMethod("notifications/roots/list_changed"))
             let posted = try #require(server.posts.last)
             #expect(posted.rpcMethod == "notifications/roots/list_changed")
             #expect(posted.rpcID == nil)

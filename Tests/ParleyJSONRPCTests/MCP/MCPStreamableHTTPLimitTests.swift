@@ -44,7 +44,7 @@ struct MCPStreamableHTTPLimitTests {
                     clientInfo: MCPImplementation(name: "parley-tests", version: "1.0")
                 )
             )
-            try await mcp.rpc.notify(DynamicMethod("notifications/initialized"))
+            try await mcp.rpc.notify(JSONRPCDynamicMethod("notifications/initialized"))
             try await body(channel, mcp, server)
         } catch {
             await channel.close()

@@ -81,7 +81,7 @@ struct JSONRPCFailoverTests {
         let key = "failover-\(UUID().uuidString)"
         // The peer's `limited` answers -32005; the demo server has no `limited`, so its -32601 is the call's answer.
         let failure = await expectParleyError(.jsonRPCError) {
-            try await rpc.call(DynamicMethod("limited", params: ["key": .string(key), "failures": 5], repeatable: true))
+            try await rpc.call(JSONRPCDynamicMethod("limited", params: ["key": .string(key), "failures": 5], repeatable: true))
         }
         #expect(failure?.jsonRPCError?.code == -32601)
         #expect(channel.status.map(\.requests) == [1, 1])

@@ -56,7 +56,7 @@ struct JSONRPCPeerTests {
         Client(baseURL: try #require(JSONRPCPeer.url), transport: AsyncHTTPClientTransport.shared)
     }
 
-    func rpc(ids: any JSONRPCIDGenerator = SequentialIDs()) throws -> JSONRPCClient {
+    func rpc(ids: any JSONRPCIDGenerator = JSONRPCSequentialIDs()) throws -> JSONRPCClient {
         JSONRPCClient(http: try client(), ids: ids)
     }
 
@@ -79,15 +79,15 @@ struct JSONRPCPeerTests {
         #expect(try await rpc.call(GetDataRPC()) == [.string("hello"), .int(5)])
 
         // Dynamic calls: no params member at all, positional and named.
-        #expect(try await rpc.call(DynamicMethod("get_data")) == .array([.string("hello"), .int(5)]))
-        #expect(try await rpc.call(DynamicMethod("sum", params: .array([.int(1), .int(2), .int(4)]))) == .int(7))
+        #expect(try await rpc.call(JSONRPCDynamicMethod("get_data")) == .array([.string("hello"), .int(5)]))
+        #expect(try await rpc.call(JSONRPCDynamicMethod("sum", params: .array([.int(1), .int(2), .int(4)]))) == .int(7))
         let named: JSONValue = .object([
             "text": .string("ü€ \"quoted\" \\ 😀 \n tab\t"),
             "list": .array([.null, .bool(true), .bool(false), .int(-7), .double(2.5)]),
             "nested": .object(["empty": .object([:]), "none": .array([])]),
         ])
         // The peer's json.dumps escapes every non-ASCII character (a surrogate pair for 😀): it must read back equal.
-        #expect(try await rpc.call(DynamicMethod("echo", params: named)) == named)
+        #expect(try await rpc.call(JSONRPCDynamicMethod("echo", params: named)) == named)
         #expect(
             try await rpc.call(EchoRPC(params: [.int(Int.max), .int(Int.min), .string("")]))
                 == .array([.int(Int.max), .int(Int.min), .string("")])
@@ -96,14 +96,14 @@ struct JSONRPCPeerTests {
 
     @Test("ids: strings and integers at the edges of Int come back as sent")
     func ids() async throws {
-        let strings = try rpc(ids: UUIDIDs())
+        let strings = try rpc(ids: JSONRPCUUIDIDs())
         #expect(try await strings.call(Subtract(params: [42, 23])) == 19)
-        let large = try rpc(ids: SequentialIDs(startingAt: Int.max - 1))
+        let large = try rpc(ids: JSONRPCSequentialIDs(startingAt: Int.max - 1))
         #expect(try await large.call(Sum(params: [1])) == 1)  // id 9223372036854775806
         #expect(try await large.call(Sum(params: [2])) == 2)  // id 9223372036854775807
-        let negative = try rpc(ids: CustomIDs { .number(Int.min) })
+        let negative = try rpc(ids: JSONRPCCustomIDs { .number(Int.min) })
         #expect(try await negative.call(Sum(params: [3])) == 3)
-        let odd = try rpc(ids: CustomIDs { .string("") })
+        let odd = try rpc(ids: JSONRPCCustomIDs { .string("") })
         #expect(try await odd.call(Sum(params: [4])) == 4)
     }
 
@@ -134,7 +134,7 @@ struct JSONRPCPeerTests {
         #expect(failure?.description.contains("foobar") == true)
 
         let dynamic = await expectParleyError(.jsonRPCError) {
-            try await rpc.call(DynamicMethod("no.such.method", params: .array([])))
+            try await rpc.call(JSONRPCDynamicMethod("no.such.method", params: .array([])))
         }
         #expect(dynamic?.jsonRPCError?.code == JSONRPCError.Code.methodNotFound)
     }
@@ -154,7 +154,7 @@ struct JSONRPCPeerTests {
         #expect(tooMany?.jsonRPCError?.code == JSONRPCError.Code.invalidParams)
 
         let unknownName = await expectParleyError(.jsonRPCError) {
-            try await rpc.call(DynamicMethod("subtract", params: .object(["minuend": .int(1), "divisor": .int(2)])))
+            try await rpc.call(JSONRPCDynamicMethod("subtract", params: .object(["minuend": .int(1), "divisor": .int(2)])))
         }
         #expect(unknownName?.jsonRPCError?.code == JSONRPCError.Code.invalidParams)
     }
@@ -178,7 +178,7 @@ struct JSONRPCPeerTests {
 
     @Test("a typed batch: each result matched by id, failures in their own slot")
     func typedBatch() async throws {
-        let rpc = try rpc(ids: UUIDIDs())
+        let rpc = try rpc(ids: JSONRPCUUIDIDs())
         let (sum, difference, named, data, unknown, quota, invalid) = try await rpc.batch(
             Sum(params: [1, 2, 4]),
             Subtract(params: [42, 23]),

@@ -157,7 +157,7 @@ struct MCPPeerTests {
         let waitID = "parley-wait-\(answer.rawValue)-\(transport.rawValue)"
         let rpc = JSONRPCClient(
             channel: channel,
-            ids: ListedIDs([1, .string(waitID)], then: SequentialIDs(startingAt: 100)),
+            ids: JSONRPCListedIDs([1, .string(waitID)], then: JSONRPCSequentialIDs(startingAt: 100)),
             cancellation: .mcp
         )
         let mcp = MCPClient(rpc: rpc)
@@ -220,7 +220,7 @@ struct MCPPeerTests {
         let peer = try MCPPeer.launch(log: logPath)
         let rpc = JSONRPCClient(
             channel: peer,
-            ids: ListedIDs([1, 2, 3, 4, "parley-stdio-wait"], then: SequentialIDs(startingAt: 100)),
+            ids: JSONRPCListedIDs([1, 2, 3, 4, "parley-stdio-wait"], then: JSONRPCSequentialIDs(startingAt: 100)),
             timeout: .seconds(30),
             cancellation: .mcp
         )

@@ -41,17 +41,17 @@ struct PylspTests {
         )
         let rpc = JSONRPCClient(
             channel: server,
-            ids: ListedIDs([1, 2, 3, 4], then: SequentialIDs(startingAt: 100)),
+            ids: JSONRPCListedIDs([1, 2, 3, 4], then: JSONRPCSequentialIDs(startingAt: 100)),
             timeout: .seconds(30),
             cancellation: .lsp
         )
         let initialized = try await rpc.call(LSPInitialize())
         #expect(initialized["serverInfo"]?["name"] == "pylsp", "\(initialized)")
         #expect(initialized["capabilities"]?["hoverProvider"] == true)
-        try await rpc.notify(DynamicMethod("initialized", params: [:]))
+        try await rpc.notify(JSONRPCDynamicMethod("initialized", params: [:]))
         let uri = "file://\(folder.path)/example.py"
         try await rpc.notify(
-            DynamicMethod(
+            JSONRPCDynamicMethod(
                 "textDocument/didOpen",
                 params: [
                     "textDocument": [
@@ -61,7 +61,7 @@ struct PylspTests {
             )
         )
         let position: JSONValue = ["textDocument": ["uri": .string(uri)], "position": ["line": 1, "character": 4]]
-        let hover = try await rpc.call(DynamicMethod("textDocument/hover", params: position))
+        let hover = try await rpc.call(JSONRPCDynamicMethod("textDocument/hover", params: position))
         #expect(hover["contents"] != nil, "\(hover)")
         // Call 3 cannot be answered in time: pylsp is stopped (SIGSTOP) while it waits, so it fails with timeout
         // whatever the machine's load, and pylsp, continued, receives $/cancelRequest. (A 1 ms timeout alone raced a
@@ -69,13 +69,13 @@ struct PylspTests {
         let pid = try #require(server.processIdentifier)
         #expect(kill(pid, SIGSTOP) == 0)
         await expectParleyError(.timeout) {
-            try await rpc.call(DynamicMethod("textDocument/completion", params: position), timeout: .milliseconds(50))
+            try await rpc.call(JSONRPCDynamicMethod("textDocument/completion", params: position), timeout: .milliseconds(50))
         }
         await rpc.waitForCancellationNotices()
         #expect(kill(pid, SIGCONT) == 0)
         // The channel still works; shutdown answers null, and exit ends the server.
-        #expect(try await rpc.call(DynamicMethod("shutdown")) == .null)
-        try await rpc.notify(DynamicMethod("exit"))
+        #expect(try await rpc.call(JSONRPCDynamicMethod("shutdown")) == .null)
+        try await rpc.notify(JSONRPCDynamicMethod("exit"))
         #expect(await server.waitForExit() == JSONRPCChildExit(code: 0))
         // pylsp logs every $/cancelRequest it handles, with the id, cancelled in time or not.
         let logged = try String(contentsOfFile: log, encoding: .utf8)

@@ -36,7 +36,7 @@ struct StdioPeerCancellationTests {
     @Test("LSP: a call past its timeout fails with timeout and the peer receives $/cancelRequest with its id")
     func lspTimeout() async throws {
         let peer = try StdioPeer.launch(.contentLength)
-        let rpc = JSONRPCClient(channel: peer, ids: ListedIDs([41], then: SequentialIDs(startingAt: 100)), cancellation: .lsp)
+        let rpc = JSONRPCClient(channel: peer, ids: JSONRPCListedIDs([41], then: JSONRPCSequentialIDs(startingAt: 100)), cancellation: .lsp)
         let failure = await expectParleyError(.timeout) { try await rpc.call(PeerHang(), timeout: .milliseconds(300)) }
         #expect(failure?.message.contains("id 41") == true, "\(String(describing: failure))")
         let recorded = try await Self.cancellations(rpc)
@@ -49,7 +49,7 @@ struct StdioPeerCancellationTests {
     @Test("MCP: cancelling the calling task fails the call with cancelled; the peer receives notifications/cancelled")
     func mcpCancelledTask() async throws {
         let peer = try StdioPeer.launch(.newlineDelimited)
-        let rpc = JSONRPCClient(channel: peer, ids: ListedIDs(["call-1"], then: UUIDIDs()), cancellation: .mcp)
+        let rpc = JSONRPCClient(channel: peer, ids: JSONRPCListedIDs(["call-1"], then: JSONRPCUUIDIDs()), cancellation: .mcp)
         var notifications = peer.incoming.makeAsyncIterator()
         let call = Task { await expectParleyError(.cancelled) { try await rpc.call(PeerHang()) } }
         #expect(await notifications.next()?.method == "hanging")  // the call reached the peer
@@ -86,7 +86,7 @@ struct StdioPeerCancellationTests {
         let (router, cancelled) = JSONRPCRouterServeTests.slowRouter()
         let peer = try StdioPeer.launch(framing, router: router)
         let rpc = JSONRPCClient(channel: peer, timeout: .seconds(30))
-        let answer = try await rpc.call(DynamicMethod("ask_and_cancel", params: [.string(style)]))
+        let answer = try await rpc.call(JSONRPCDynamicMethod("ask_and_cancel", params: [.string(style)]))
         var signals = cancelled.makeAsyncIterator()
         #expect(await signals.next() == "cancelled")
         if style == "lsp" {
@@ -102,7 +102,7 @@ struct StdioPeerCancellationTests {
     func lspProgress() async throws {
         let peer = try StdioPeer.launch(.contentLength)
         let rpc = JSONRPCClient(channel: peer, timeout: .seconds(30))
-        let call = rpc.call(DynamicMethod("work", params: ["steps": 3]), progress: .lsp)
+        let call = rpc.call(JSONRPCDynamicMethod("work", params: ["steps": 3]), progress: .lsp)
         var updates: [JSONRPCProgressUpdate] = []
         for await update in call.progress { updates.append(update) }
         #expect(try await call.value == "worked 3 steps")

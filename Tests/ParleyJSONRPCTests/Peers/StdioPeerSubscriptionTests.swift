@@ -55,7 +55,7 @@ struct StdioPeerSubscriptionTests {
         let channel = try StdioPeer.launch(framing)
         let rpc = JSONRPCClient(channel: channel)
         let ticks = try await channel.subscribe(
-            DynamicMethod("subscribe", params: ["prices", 20]),
+            JSONRPCDynamicMethod("subscribe", params: ["prices", 20]),
             notifications: .parameter("subscription", of: "tick"),
             unsubscribe: "unsubscribe"
         )
@@ -68,7 +68,7 @@ struct StdioPeerSubscriptionTests {
         }
         #expect(numbers == Array(0..<20))
         await ticks.cancel()
-        let unsubscribed = try await rpc.call(DynamicMethod("received", params: ["unsubscribe"]))
+        let unsubscribed = try await rpc.call(JSONRPCDynamicMethod("received", params: ["unsubscribe"]))
         #expect(unsubscribed == [["unsubscribe", ["unsubscribe", key]]])
         _ = await channel.shutdown()
     }
@@ -78,11 +78,11 @@ struct StdioPeerSubscriptionTests {
         let channel = try StdioPeer.launch(.newlineDelimited)
         let rpc = JSONRPCClient(channel: channel)
         let bursts = try await channel.subscribe(
-            DynamicMethod("subscribe", params: ["burst", 0]),
+            JSONRPCDynamicMethod("subscribe", params: ["burst", 0]),
             notifications: .method("burst")
         )
         // 5000 notifications, all read by the channel before the answer; nobody iterates the subscription meanwhile.
-        #expect(try await rpc.call(DynamicMethod("burst", params: [5000])) == 5000)
+        #expect(try await rpc.call(JSONRPCDynamicMethod("burst", params: [5000])) == 5000)
         var received = 0
         let error = await #expect(throws: ParleyError.self) {
             for try await _ in bursts { received += 1 }
@@ -91,7 +91,7 @@ struct StdioPeerSubscriptionTests {
         #expect(error?.kind == .transport)
         #expect(error?.message.contains("fell behind") == true, "\(String(describing: error))")
         // The channel itself is fine.
-        #expect(try await rpc.call(DynamicMethod("echo", params: [1])) == [1])
+        #expect(try await rpc.call(JSONRPCDynamicMethod("echo", params: [1])) == [1])
         _ = await channel.shutdown()
     }
 
@@ -99,7 +99,7 @@ struct StdioPeerSubscriptionTests {
     func unreadIncoming() async throws {
         let channel = try StdioPeer.launch(.newlineDelimited)
         let rpc = JSONRPCClient(channel: channel)
-        #expect(try await rpc.call(DynamicMethod("burst", params: [6000])) == 6000)
+        #expect(try await rpc.call(JSONRPCDynamicMethod("burst", params: [6000])) == 6000)
         var numbers: [Int] = []
         for await notification in channel.incoming where notification.method == "burst" {
             numbers.append(try #require(notification.params?["n"]?.intValue))
@@ -128,7 +128,7 @@ struct StdioPeerSubscriptionTests {
         }
         let rpc = JSONRPCClient(channel: channel, timeout: .seconds(50))
         let answered = try await rpc.call(
-            DynamicMethod("flood", params: ["count": 1100, "method": "hold", "release_after_errors": 76])
+            JSONRPCDynamicMethod("flood", params: ["count": 1100, "method": "hold", "release_after_errors": 76])
         )
         #expect(answered == 1024)
         #expect(await gate.mostRunning == 1024)

@@ -56,7 +56,7 @@ public struct RetryMiddleware: ClientMiddleware {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let context =
             CallContext.current
-            ?? CallContext(endpointName: operationID, isIdempotent: request.method.isIdempotent)
+            ?? CallContext(endpointName: operationID, isIdempotent: CallContext.isIdempotent(request.method))
         let replayable = body.map { $0.iterationBehavior == .multiple } ?? true
         let retryable = replayable && (context.isIdempotent || policy.retriesNonIdempotentRequests)
         budget.deposit()
