@@ -10,7 +10,6 @@ import Testing
 
 // The Swift blocks of Sources/Parley/Parley.docc/EndpointsAndBodies.md, compiled and run against the demo server.
 enum DocCEndpoints {
-    typealias User = DocCShared.User
     typealias GetUser = DocCShared.GetUser
 
     struct ReplaceUser: Endpoint {
@@ -25,6 +24,12 @@ enum DocCEndpoints {
     }
 
     struct NewUser: Codable, Sendable {
+        let name: String
+        let email: String
+    }
+
+    struct User: Codable, Sendable {
+        let id: Int
         let name: String
         let email: String
     }

@@ -70,6 +70,21 @@ enum DocCJSONRPC {
     struct Withdrawal: Decodable, Sendable {
         let amount: Int
     }
+
+    /// The article's declarations of the demo server's address, the `parley` tool and a subscription peer: compiled,
+    /// not run (the suite passes in a demo server of its own, PARLEY_BIN, and a peer of scripts/start-peers).
+    static func declarationsOfTheArticle() throws {
+let baseURL = URL(string: "http://127.0.0.1:8080")!   // swift run parley demo --serve --port 8080
+let client = Client(baseURL: baseURL)
+let rpc = JSONRPCClient(http: client, path: "/rpc")
+        _ = rpc
+
+let parley = URL(filePath: ".build/debug/parley")   // swift build --product parley, in a checkout of Parley
+        _ = parley
+
+let peer = try JSONRPCStreamChannel.launch(executable: URL(filePath: "/usr/local/bin/price-feed"), framing: .contentLength)
+        _ = peer
+    }
 }
 
 extension DocCJSONRPC {

@@ -16,6 +16,15 @@ enum DocCMCP {
         environment["PARLEY_MCP_SSE_URL"] != nil && environment["PARLEY_MCP_PEER"] != nil && environment["PARLEY_PYTHON"] != nil
     }
 
+    /// The article's declarations of the server it talks to: compiled, not run (the suite takes the peers that
+    /// scripts/start-peers starts).
+    static func declarationsOfTheArticle() {
+let serverURL = URL(string: "http://127.0.0.1:8000/mcp")!   // the URL that mcp_peer.py printed
+let python = URL(filePath: "/usr/bin/python3")
+let script = "peers/mcp_peer.py"                             // in a checkout of Parley
+        _ = (serverURL, python, script)
+    }
+
     @Suite("DocC: Model Context Protocol", .enabled(if: isAvailable, "scripts/start-peers sets PARLEY_MCP_*"), .timeLimit(.minutes(1)))
     struct Examples {
         @Test("Streamable HTTP, progress, a timeout the server hears of, and stdio")

@@ -13,13 +13,22 @@ import Tracing
 @testable import ParleyTestSupport
 
 // The Swift blocks of Sources/Parley/Parley.docc/Observability.md, compiled and run against the demo server. The
-// article's `logger`, `metrics` and `tracer` are test backends here: LogRecorder (Tests/ParleyTestSupport/ObservabilitySupport.swift),
-// swift-metrics' TestMetrics and swift-distributed-tracing's InMemoryTracer.
+// article's `logger` is a LogRecorder's here (Tests/ParleyTestSupport/ObservabilitySupport.swift), so that the lines
+// can be checked.
 enum DocCObservability {
-    typealias User = DocCShared.User
-    typealias GetUser = DocCShared.GetUser
+    struct User: Codable, Sendable {
+        let id: Int
+        let name: String
+        let email: String
+    }
 
-    struct Echo: Endpoint {
+    struct GetUser: Endpoint {
+        typealias Response = User
+        let id: Int
+        var path: Path { "/users/\(id)" }
+    }
+
+    struct Echo: Endpoint {   // /echo answers with the request it received
         typealias Response = JSONValue
         var path: Path { "/echo" }
         var query: Query { ["session": "s3cr3t", "page": "2"] }
@@ -107,7 +116,7 @@ print(CurlCommand(upload, body: .data(Data(#"{"name":"Ada"}"#.utf8))))
         @Test("counters and timers by method, endpoint name and status class, with a prefix")
         func metrics() async throws {
             try await withDocServer { baseURL, _ in
-                let metrics = TestMetrics()
+let metrics = TestMetrics()   // swift-metrics' MetricsTestKit; in production, your backend's factory
                 let measured = Client(baseURL: baseURL, middlewares: [.metrics(factory: metrics, prefix: "shop.")])
                 _ = try await measured.send(GetUser(id: 1))
                 // shop.http.client.requests{method="GET", endpoint="GetUser", status_class="2xx"} 1
@@ -123,7 +132,7 @@ print(CurlCommand(upload, body: .data(Data(#"{"name":"Ada"}"#.utf8))))
         @Test("a client span per request under the caller's span, its context injected into the request")
         func traces() async throws {
             try await withDocServer { baseURL, _ in
-                let tracer = InMemoryTracer()
+let tracer = InMemoryTracer()   // swift-distributed-tracing's InMemoryTracing; in production, your tracer
                 let traced = Client(baseURL: baseURL, middlewares: [.tracing(tracer: tracer), .retry()])
                 let user = try await tracer.withSpan("show profile") { _ in
                     try await traced.send(GetUser(id: 1))

@@ -106,8 +106,8 @@ extension DocCResilience {
                 print(try await api.send(WhoAmI())["token"] ?? "")   // 2: the server said 401, the token was refreshed, the call replayed
                 #expect(try await api.send(WhoAmI())["token"] == "2")
 
-                let password = "Analytical:Engine ✓ 1843"
-                let apiKey = "pk_demo/+=&?#% 42"
+let password = "Analytical:Engine ✓ 1843"   // the demo server's password for "ada" at /auth/basic
+let apiKey = "pk_demo/+=&?#% 42"             // and its API key at /auth/key
                 let basic = Client(baseURL: baseURL, middlewares: [.basicAuth(username: "ada", password: password)])
                 let keyed = Client(baseURL: baseURL, middlewares: [.apiKey(apiKey)])
                 let queried = Client(baseURL: baseURL, middlewares: [.apiKey(apiKey, queryItem: "api_key")])

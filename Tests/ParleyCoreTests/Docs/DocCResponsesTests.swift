@@ -10,7 +10,11 @@ import Testing
 
 // The Swift blocks of Sources/Parley/Parley.docc/ResponsesAndValidation.md, compiled and run against the demo server.
 enum DocCResponses {
-    typealias User = DocCShared.User
+    struct User: Codable, Sendable {   // the demo server's users
+        let id: Int
+        let name: String
+        let email: String
+    }
 
     struct GetGreeting: Endpoint {
         typealias Response = String
@@ -39,16 +43,16 @@ enum DocCResponses {
         let path: Path
     }
 
-    struct TokenReply: Decodable, Sendable {
+    struct TokenGrant: Decodable, Sendable {
         let accessToken: String
         let tokenType: String
     }
 
-    struct IssueToken: Endpoint {
-        typealias Response = TokenReply
+    struct GrantToken: Endpoint {   // the demo server's POST /auth/token, in snake case
+        typealias Response = TokenGrant
         var method: HTTPRequest.Method { .post }
         var path: Path { "/auth/token" }
-        var decoder: JSONResponseDecoder<TokenReply> { JSONResponseDecoder(decoder: Self.snakeCase) }
+        var decoder: JSONResponseDecoder<TokenGrant> { JSONResponseDecoder(decoder: Self.snakeCase) }
 
         static var snakeCase: JSONDecoder {
             let decoder = JSONDecoder()
@@ -126,8 +130,8 @@ extension DocCResponses {
                 #expect(profile["profile"]?["bio"]?.stringValue == "x")
                 await expectParleyError(.unacceptableStatus) { try await client.send(DeleteUser(id: 2)) }
 
-                print(try await client.send(IssueToken()).tokenType)   // Bearer
-                #expect(try await client.send(IssueToken()).tokenType == "Bearer")
+                print(try await client.send(GrantToken()).tokenType)   // Bearer
+                #expect(try await client.send(GrantToken()).tokenType == "Bearer")
 
                 print(try await client.send(GetGreetingFields()))   // [["hello", " parley"]]
                 #expect(try await client.send(GetGreetingFields()) == [["hello", " parley"]])

@@ -57,10 +57,15 @@ extension DocCStreaming {
         @Test("an upload from a file with progress, and a multipart form")
         func uploads() async throws {
             try await withDocServer { baseURL, _ in
-                try await withTemporaryFolder { folder in
-                    let client = Client(baseURL: baseURL)
-                    let file = folder.appending(path: "photo.jpg")
-                    #expect(FileManager.default.createFile(atPath: file.path, contents: Data(repeating: 7, count: 4 << 20)))
+                let client = Client(baseURL: baseURL)
+let folder = URL.temporaryDirectory.appending(path: "parley-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+let file = folder.appending(path: "photo.jpg")
+try Data(repeating: 7, count: 4 << 20).write(to: file)   // 4 MiB to upload
+let destination = folder.appending(path: "archive.bin")   // where a download goes
+                defer { try? FileManager.default.removeItem(at: folder) }
+                #expect(destination.lastPathComponent == "archive.bin")
+                do {
                     let upload = client.upload(UploadFile(), fromFile: file, contentType: "application/octet-stream")
                     for await progress in upload.progress {
                         print(progress)   // 1048576 of 4194304 bytes (25%) …

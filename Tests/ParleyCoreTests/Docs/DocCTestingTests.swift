@@ -12,14 +12,59 @@ import Testing
 // The Swift blocks of Sources/ParleyTesting/ParleyTesting.docc/TestingWithParleyTesting.md, compiled and run: in
 // memory, and against the demo server for the recorder and record/replay.
 enum DocCTesting {
-    typealias User = DocCShared.User
-    typealias NewUser = DocCShared.NewUser
-    typealias GetUser = DocCShared.GetUser
-    typealias CreateUser = DocCShared.CreateUser
-    typealias Flaky = DocCShared.Flaky
-    typealias TokenReply = DocCShared.TokenReply
-    typealias IssueToken = DocCShared.IssueToken
-    typealias WhoAmI = DocCShared.WhoAmI
+    struct User: Codable, Sendable {
+        let id: Int
+        let name: String
+        let email: String
+    }
+
+    struct NewUser: Codable, Sendable {
+        let name: String
+        let email: String
+    }
+
+    struct GetUser: Endpoint {
+        typealias Response = User
+        let id: Int
+        var path: Path { "/users/\(id)" }
+    }
+
+    struct CreateUser: Endpoint {
+        typealias Response = User
+        let name: String
+        let email: String
+        var method: HTTPRequest.Method { .post }
+        var path: Path { "/users" }
+        var body: RequestBody { .json(["name": name, "email": email]) }
+    }
+
+    struct Flaky: Endpoint {
+        typealias Response = JSONValue
+        let key: String
+        var path: Path { "/flaky" }
+        var query: Query { ["key": key, "failures": "2"] }
+    }
+
+    struct TokenReply: Decodable, Sendable {
+        let accessToken: String
+        let expiresIn: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token"
+            case expiresIn = "expires_in"
+        }
+    }
+
+    struct IssueToken: Endpoint {
+        typealias Response = TokenReply
+        var method: HTTPRequest.Method { .post }
+        var path: Path { "/auth/token" }
+    }
+
+    struct WhoAmI: Endpoint {
+        typealias Response = [String: String]
+        var path: Path { "/auth/me" }
+    }
 }
 
 extension DocCTesting {
@@ -38,7 +83,7 @@ extension DocCTesting {
             let client = Client(baseURL: try #require(URL(string: "https://api.example.com")), transport: transport)
 
             let ada = try await client.send(GetUser(id: 1))
-            let grace = try await client.send(CreateUser(user: NewUser(name: "Grace", email: "grace@example.com")))
+            let grace = try await client.send(CreateUser(name: "Grace", email: "grace@example.com"))
             #expect(ada.name == "Ada Lovelace" && grace.id == 3)
 
             try transport.expectRequests([
@@ -77,13 +122,12 @@ extension DocCTesting {
         func recordAndReplay() async throws {
             let server = try await DemoServer.start()
             let baseURL = try #require(URL(string: server.baseURL))
-            let folder = FileManager.default.temporaryDirectory.appending(path: "parley-docc-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(at: folder) }
-            let fixture = folder.appending(path: "fixtures/whoami.json")
+            let fixture = URL.temporaryDirectory.appending(path: "fixtures-\(UUID().uuidString)/whoami.json")   // in a suite: a file of the repository
             let token = try await Client(baseURL: baseURL).send(IssueToken()).accessToken
             let recording = RecordingTransport(wrapping: AsyncHTTPClientTransport.shared, fixture: fixture, secrets: [token])
             let live = Client(baseURL: baseURL, transport: recording, middlewares: [.bearerAuth { _ in AccessToken(token) }])
             print(try await live.send(WhoAmI())["token"] ?? "")   // 1
+            defer { try? FileManager.default.removeItem(at: fixture.deletingLastPathComponent()) }
             #expect(recording.fixture.exchanges.count == 1)
             let written = try String(contentsOf: fixture, encoding: .utf8)
             #expect(!written.contains(token) && written.contains("Bearer <redacted>"))

@@ -13,12 +13,60 @@ import Testing
 // The Swift blocks of Sources/Parley/Parley.docc/Transports.md, compiled and run against the demo server (the
 // OpenAPI transport's block is in DocCTransportsOpenAPITests.swift: its module's transport type has the same name).
 enum DocCTransports {
-    typealias User = DocCShared.User
-    typealias GetUser = DocCShared.GetUser
+    struct User: Codable, Sendable {
+        let id: Int
+        let name: String
+        let email: String
+    }
 
-    struct SocketInfoEndpoint: Endpoint {
+    struct GetUser: Endpoint {
+        typealias Response = User
+        let id: Int
+        var path: Path { "/users/\(id)" }
+    }
+
+    /// The article's declarations of a TLS server's files and of a daemon's socket: compiled, not run (the suite
+    /// takes nginx's from scripts/start-peers, and a Unix socket server of its own).
+    static func declarationsOfTheArticle() throws {
+        struct WhoAmIOverTLS: Endpoint {   // this server answers with the subject of the client's certificate
+            struct Answer: Decodable, Sendable { let client: String }
+            typealias Response = Answer
+            var path: Path { "/" }
+        }
+
+let internalURL = URL(string: "https://internal.example.com")!
+let certificates = URL(filePath: "/etc/my-app/tls")
+let companyCA = try Data(contentsOf: certificates.appending(path: "ca.pem"))   // your CA's certificate
+let clientPEM = try Data(contentsOf: certificates.appending(path: "client.pem"))
+let clientKeyPEM = try Data(contentsOf: certificates.appending(path: "client.key"))
+        _ = (WhoAmIOverTLS(), internalURL, companyCA, clientPEM, clientKeyPEM)
+
+struct ProtocolOverTLS: Endpoint {   // this server answers with the TLS version: {"protocol": "TLSv1.3"}
+    typealias Response = JSONValue
+    var path: Path { "/" }
+}
+
+let pinnedURL = URL(string: "https://api.example.com")!
+let currentKeyPin = "UHB9BwOZQ7FOyRaKeGIBZFx/Z8ZoWgtuUAx7F0MIKuU="   // the server's key
+let backupKeyPin = "5bbGQo64Gxl5gldfOlZuWw3VofY+fpQ1FiMDg8ZgUUI="    // the key that will replace it
+        _ = (ProtocolOverTLS(), pinnedURL, currentKeyPin, backupKeyPin)
+
+struct SocketInfo: Decodable, Sendable {
+    let path: String
+}
+
+struct SocketInfoEndpoint: Endpoint {   // this daemon answers with the path it was asked
+    typealias Response = SocketInfo
+    var path: Path { "/v1.43/info" }
+}
+
+let socketPath = "/var/run/daemon.sock"
+        _ = (SocketInfoEndpoint(), socketPath)
+    }
+
+    struct SocketInfoEndpoint: Endpoint {   // this daemon answers with the path it was asked
         typealias Response = SocketInfo
-        var path: Path = "/v1.43/info"
+        var path: Path { "/v1.43/info" }
     }
 }
 
