@@ -10,15 +10,7 @@ import Parley
 
 /// A transport that answers from routes in memory and records every request: for your tests and previews.
 ///
-/// ```swift
-/// let transport = InMemoryTransport()
-/// transport.route(.get, "/users/:id") { request in
-///     try .json(User(id: Int(request.parameters["id"] ?? "") ?? 0, name: "Ada"))
-/// }
-/// let client = Client(baseURL: URL(string: "https://api.test")!, transport: transport)
-/// _ = try await client.send(GetUser(id: 1))
-/// #expect(transport.requests.count == 1)
-/// ```
+/// <doc:TestingWithParleyTesting#Answer-from-memory> shows routes answering a client's calls, and the requests checked.
 ///
 /// A request that matches no route fails with ``/Parley/ParleyError/Kind/transport`` naming the request and the
 /// routes, so a missing stub is loud.

@@ -15,7 +15,7 @@ public import Parley
 /// ```swift
 /// try recorder.expectRequests([
 ///     .get("/users/1").header("Authorization", "Bearer t1"),
-///     .post("/users", json: NewUser(name: "Ada")).header(.contentType, "application/json").answered(201),
+///     .post("/users", json: NewUser(name: "Ada", email: "ada@example.com")).header(.contentType, "application/json").answered(201),
 ///     .get("/search?q=swift&page=2").withoutHeader("Cookie"),
 ///     .get("/feed").anyQuery(),
 /// ])

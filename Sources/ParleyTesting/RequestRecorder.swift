@@ -11,16 +11,8 @@ public import Parley
 /// A transport wrapper that keeps every request the transport receives: after all middlewares, so the header
 /// fields auth added, each retry and each redirect hop appear as the server saw them, in order.
 ///
-/// ```swift
-/// let recorder = RequestRecorder(wrapping: AsyncHTTPClientTransport.shared)
-/// let client = Client(baseURL: server, transport: recorder,
-///                     middlewares: [.bearerAuth { _ in AccessToken("t1") }, .retry(maxAttempts: 3)])
-/// _ = try await client.send(GetFlaky())
-/// try recorder.expectRequests([
-///     .get("/flaky?key=a").header("Authorization", "Bearer t1").answered(503),
-///     .get("/flaky?key=a").header("Authorization", "Bearer t1").answered(200),
-/// ])
-/// ```
+/// <doc:TestingWithParleyTesting#Record-the-requests-of-a-real-transport> shows a recorder around a retrying client's
+/// transport, and its requests checked attempt by attempt.
 ///
 /// Request bodies stream on to the transport while a copy of at most `maxBodySize` bytes is kept; a larger body
 /// fails the call with ``/Parley/ParleyError/Kind/bodyTooLarge`` once the transport answers. Response bodies pass untouched.

@@ -10,8 +10,10 @@ public import HTTPTypes
 /// POSIX shell.
 ///
 /// ```swift
-/// let command = CurlCommand(request, baseURL: api, body: .data(Data(#"{"name":"Ada"}"#.utf8)))
-/// print(command)   // curl -X POST 'https://api.example.com/users' -H 'Content-Type: application/json' --data-binary '{"name":"Ada"}'
+/// var request = HTTPRequest(method: .post, scheme: "https", authority: "api.example.com", path: "/users")
+/// request.headerFields[.contentType] = "application/json"
+/// let command = CurlCommand(request, body: .data(Data(#"{"name":"Ada"}"#.utf8)))
+/// print(command)   // curl 'https://api.example.com/users' -H 'Content-Type: application/json' --data-binary '{"name":"Ada"}'
 /// ```
 ///
 /// Secrets never appear: the values of the header fields of ``SensitiveFields`` (by default `Authorization`,

@@ -13,7 +13,9 @@ public import Parley
 /// ```swift
 /// let channel = MCPStreamableHTTPChannel(client: Client(baseURL: server), path: "/mcp")
 /// let mcp = MCPClient(channel: channel)
-/// let tools = try await mcp.initialize().listTools()
+/// try await mcp.initialize()
+/// let tools = try await mcp.listTools()
+/// await channel.close()   // ends the session with DELETE
 /// ```
 ///
 /// Each message is a `POST` accepting `application/json` and `text/event-stream`. A call's answer comes either as

@@ -11,7 +11,7 @@ extension JSONRPCClient {
     /// that token as they arrive (``JSONRPCProgressCall/progress``), and the result (``JSONRPCProgressCall/value``).
     ///
     /// ```swift
-    /// let call = rpc.call(CallTool(name: "index", arguments: [:]), progress: .mcp)
+    /// let call = rpc.call(MCPCallTool(name: "index"), progress: .mcp)
     /// for await update in call.progress { print(update.message ?? "", update.fractionCompleted ?? 0) }
     /// let result = try await call.value
     /// ```

@@ -4,7 +4,7 @@ public import Parley
 /// protocol built on JSON-RPC has its own (``mcp``, ``lsp``), or give yours.
 ///
 /// ```swift
-/// let call = rpc.call(CallTool(name: "index", arguments: [:]), progress: .mcp)
+/// let call = rpc.call(MCPCallTool(name: "index"), progress: .mcp)
 /// for await update in call.progress { print(update.fractionCompleted ?? 0, update.message ?? "") }
 /// let result = try await call.value
 /// ```

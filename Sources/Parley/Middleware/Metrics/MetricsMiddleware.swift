@@ -11,8 +11,8 @@ public import OpenAPIRuntime
 /// Records each request in swift-metrics: counts, errors by kind, latency, requests in flight, bytes.
 ///
 /// ```swift
-/// let client = Client(baseURL: url, middlewares: [.metrics()])                 // the global MetricsSystem
-/// let client = Client(baseURL: url, middlewares: [.metrics(factory: backend, prefix: "shop.")])
+/// let client = Client(baseURL: url, middlewares: [.metrics()])                   // the global MetricsSystem
+/// let measured = Client(baseURL: url, middlewares: [.metrics(factory: backend, prefix: "shop.")])
 /// ```
 ///
 /// | name (after ``prefix``) | type | dimensions | what |

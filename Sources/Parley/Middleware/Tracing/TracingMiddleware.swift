@@ -13,7 +13,7 @@ public import Tracing
 /// injected into the request's header fields through the tracer's own `inject`.
 ///
 /// ```swift
-/// let client = Client(baseURL: url, middlewares: [.retry()], requestMiddlewares: [.tracing()])   // InstrumentationSystem.tracer
+/// let client = Client(baseURL: url, middlewares: [.tracing(), .retry()])   // InstrumentationSystem.tracer
 /// ```
 ///
 /// **Spans.** Named after the method (`GET`; `HTTP` for a method outside the standard ones), of kind `.client`,

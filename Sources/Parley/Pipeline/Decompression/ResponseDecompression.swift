@@ -19,8 +19,10 @@ import OpenAPIRuntime
 /// - ``ParleyError/Kind/transport`` when the body ends before its compressed stream does: the bytes were cut off on
 ///   the way (the connection or the server ended the body early), as for any other body that ends short.
 ///
-/// On the URLSession transport, URLSession inflates `gzip` and `deflate` itself (before these limits can see the
-/// bytes), so there only ``Client/Configuration/maxResponseBodySize`` bounds a buffered body.
+/// On the URLSession transport, URLSession inflates `gzip` and `deflate` itself, and the transport applies these
+/// limits to what it inflated; since it cannot see how many compressed bytes have arrived, the ratio is taken
+/// against the whole compressed body (its `Content-Length`, or 1 MiB without one), so a bomb inflates further
+/// there before it fails with ``ParleyError/Kind/bodyTooLarge``.
 public struct ResponseDecompression: Sendable {
     /// The most bytes a body may inflate to.
     public var maxSize: Int64
