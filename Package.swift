@@ -187,6 +187,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The README's Quick start, line for line (scripts/check-readme): the program a reader pastes as the
+        // main.swift of a new package and runs against `swift run parley demo --serve --port 8080`. Built, not a
+        // product; run by Tests/ParleyCLITests/QuickStartTests.swift.
+        .executableTarget(
+            name: "QuickStart",
+            dependencies: ["Parley", "ParleyAsyncHTTPClient"],
+            path: "Examples/QuickStart",
+            swiftSettings: swiftSettings
+        ),
         // What the test targets share: the demo and fault servers' clients, endpoints, transports under test, peers.
         // Internal declarations, reached by `@testable import` (debug builds compile every target for testing).
         .target(

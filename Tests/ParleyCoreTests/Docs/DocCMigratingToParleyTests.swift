@@ -9,26 +9,40 @@ import Testing
 @testable import ParleyTestSupport
 
 // The Parley blocks of Sources/Parley/Parley.docc/MigratingToParley.md, compiled and run against the demo server.
+// They use only what the article declares.
 enum DocCMigratingToParley {
-    typealias User = DocCShared.User
-    typealias GetUser = DocCShared.GetUser
+    struct User: Codable, Sendable {
+        let id: Int
+        let name: String
+    }
+
+    struct GetUser: Endpoint {
+        typealias Response = User
+        let id: Int
+        var path: Path { "/users/\(id)" }
+    }
 }
 
 extension DocCMigratingToParley {
     @Suite("DocC: Migrating to Parley", .timeLimit(.minutes(1)))
     struct Examples {
-        @Test("a promise's done and catch become an awaited call in a do block")
-        func promiseToAsync() async throws {
-            let server = try await DemoServer.start()
-            defer { Task { await server.stop() } }
-            let client = Client(baseURL: try #require(URL(string: server.baseURL)))
+        func printUser(with client: Client) async {
             do {
                 let user = try await client.send(GetUser(id: 1))
                 print("Got user: \(user.name)")
             } catch {
                 print("An error occurred: \(error)")
             }
-            #expect(try await client.send(GetUser(id: 1)).name == "Ada Lovelace")
+        }
+
+        @Test("a promise's done and catch become an awaited call in a do block")
+        func promiseToAsync() async throws {
+            try await withDocServer { baseURL, _ in
+                let client = Client(baseURL: baseURL)
+                await printUser(with: client)
+                let user = try await client.send(GetUser(id: 1))
+                #expect(user.name == "Ada Lovelace")
+            }
         }
     }
 }
