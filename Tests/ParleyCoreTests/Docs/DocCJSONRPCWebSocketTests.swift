@@ -17,6 +17,12 @@ enum DocCJSONRPCWebSocket {
         static let name = "sum"
         let params: [Int]
     }
+
+    /// The article's declarations: compiled, not run (the suite's demo server has a WebSocket port of its own).
+    static func declarationsOfTheArticle() {
+let webSocketURL = "ws://127.0.0.1:8081/rpc/ws"   // the WebSocket URL that parley demo --serve printed
+        _ = webSocketURL
+    }
 }
 
 extension DocCJSONRPCWebSocket {

@@ -10,10 +10,34 @@ import Testing
 
 // The Parley blocks of Sources/Parley/Parley.docc/MigratingFromBackchat.md, compiled and run against the demo server.
 enum DocCMigratingFromBackchat {
-    typealias User = DocCShared.User
-    typealias NewUser = DocCShared.NewUser
-    typealias IssueToken = DocCShared.IssueToken
     typealias WhoAmI = DocCShared.WhoAmI
+
+    struct TokenReply: Decodable, Sendable {
+        let accessToken: String
+        let expiresIn: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case accessToken = "access_token"
+            case expiresIn = "expires_in"
+        }
+    }
+
+    struct IssueToken: Endpoint {
+        typealias Response = TokenReply
+        var method: HTTPRequest.Method { .post }
+        var path: Path { "/auth/token" }
+    }
+
+    struct User: Codable, Sendable {
+        let id: Int
+        let name: String
+        let email: String
+    }
+
+    struct NewUser: Codable, Sendable {
+        let name: String
+        let email: String
+    }
 
     struct GetUser: Endpoint {
         typealias Response = User

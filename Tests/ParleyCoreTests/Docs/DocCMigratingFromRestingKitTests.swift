@@ -82,6 +82,15 @@ enum DocCMigratingFromRestingKit {
         var path: Path { "/upload" }
     }
 
+    /// The article's declarations of the service and of the file to upload: compiled, not run (the suite answers
+    /// from memory, and uploads to the demo server).
+    static func declarationsOfTheArticle() {
+let baseURL = URL(string: "https://jsonplaceholder.typicode.com")!
+let transport = AsyncHTTPClientTransport.shared
+let imageURL = URL(filePath: "photo.jpg")   // the file to send
+        _ = (baseURL, transport, imageURL)
+    }
+
     /// JSONPlaceholder's /posts, in memory.
     static func placeholder() -> InMemoryTransport {
         let transport = InMemoryTransport()
@@ -110,7 +119,6 @@ extension DocCMigratingFromRestingKit {
         func migrated() async throws {
             let transport = DocCMigratingFromRestingKit.placeholder()
             let baseURL = try #require(URL(string: "https://jsonplaceholder.typicode.com"))
-            let deviceID = "6F9619FF-8B86-D011-B42D-00C04FC964FF"
             let encoder = JSONEncoder()
             let decoder = JSONDecoder()
             let client = Client(
@@ -139,6 +147,7 @@ extension DocCMigratingFromRestingKit {
             try await client.send(DeletePost(id: 1))
             #expect(try await client.send(FindDraft(postID: 1)) == nil)
 
+let deviceID = "6F9619FF-8B86-D011-B42D-00C04FC964FF"
             let injecting = Client(baseURL: baseURL, transport: transport, middlewares: [DeviceIDInjector(deviceID: deviceID)])
             _ = try await injecting.send(GetPost(id: 1))
             #expect(transport.requests.last?.header(HTTPField.Name("Device-ID")!) == deviceID)

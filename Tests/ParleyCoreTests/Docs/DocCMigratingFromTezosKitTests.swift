@@ -14,6 +14,18 @@ import Testing
 // The Parley blocks of Sources/Parley/Parley.docc/MigratingFromTezosKit.md, compiled and run. The demo server
 // serves no Tezos RPCs, so a Tezos node is stood in for by an InMemoryTransport answering the two paths used.
 enum DocCMigratingFromTezosKit {
+    struct Mutez: Sendable, Equatable {
+        let value: Int
+    }
+
+    struct MutezDecoder: ResponseDecoder {
+        func decode(_ response: ResponseBody) async throws -> Mutez {
+            let text = try JSONDecoder().decode(String.self, from: try await response.data())
+            guard let value = Int(text) else { throw ValidationFailure("expected a number of mutez, got \(text)") }
+            return Mutez(value: value)
+        }
+    }
+
     struct GetBalance: Endpoint {
         typealias Response = Mutez
         let address: String
@@ -28,18 +40,6 @@ enum DocCMigratingFromTezosKit {
         var method: HTTPRequest.Method { .post }
         var path: Path { "/chains/main/blocks/head/helpers/scripts/pack_data" }
         var body: RequestBody { .json(["data": expression, "type": type]) }
-    }
-
-    struct Mutez: Sendable, Equatable {
-        let value: Int
-    }
-
-    struct MutezDecoder: ResponseDecoder {
-        func decode(_ response: ResponseBody) async throws -> Mutez {
-            let text = try JSONDecoder().decode(String.self, from: try await response.data())
-            guard let value = Int(text) else { throw ValidationFailure("expected a number of mutez, got \(text)") }
-            return Mutez(value: value)
-        }
     }
 
     /// A Tezos node that knows one account.
@@ -63,12 +63,12 @@ extension DocCMigratingFromTezosKit {
         @Test("an RPC as an endpoint with a decoder, a payload as a JSON body, a client with a transport")
         func migrated() async throws {
             do {
-                let session = URLSession(configuration: .ephemeral)
+let session = URLSession(configuration: .ephemeral)   // your session
                 let transport = URLSessionTransport(session: session)
                 #expect(transport.session === session)
             }
             let transport = DocCMigratingFromTezosKit.node()
-            let nodeURL = try #require(URL(string: "https://node.example"))
+let nodeURL = URL(string: "https://node.example")!   // your Tezos node
             let address = "tz1VSUr8wwNhLAzempoch5d6hLRiTh8Cjcjb"
             let node = Client(baseURL: nodeURL, transport: transport, headers: ["User-Agent": "my-wallet/2.0"])
             let balance = try await node.send(GetBalance(address: address))
