@@ -10,7 +10,8 @@ import Testing
 
 // The DocC catalogs' Swift blocks (Sources/*/*.docc) are compiled and run by the `DocC…` suites in this folder,
 // against the demo server on 127.0.0.1; scripts/check-docs fails when a block is not found in these files line
-// for line. Articles say `https://api.example.com`; the samples use a `baseURL` the tests point at the demo server.
+// for line. An article declares `baseURL` as the demo server a reader starts (`http://127.0.0.1:8080`, compiled by
+// DocCDemoServerAddress below); the suites run the samples with a `baseURL` of their own demo server, on a free port.
 
 /// Runs `body` with a fresh demo server and its base URL, stopping the server afterwards.
 @discardableResult
@@ -48,36 +49,11 @@ func withTemporaryFolder<T>(_ body: (URL) async throws -> T) async throws -> T {
     return try await body(folder)
 }
 
-/// The types that articles use without declaring them (an earlier article did), for the suites of those articles.
+/// Endpoints the suites use in checks of their own, outside the articles' samples (scripts/check-docs rejects a
+/// sample that uses a name only the tests declare: each article declares what its samples use).
 enum DocCShared {
-    // The user API's types, as the tests' support declares them (Tests/ParleyTestSupport/DemoEndpoints.swift).
-    typealias User = ParleyTestSupport.User
-    typealias NewUser = ParleyTestSupport.NewUser
+    /// The demo server's `/users/{id}`, as the tests' support declares it (Tests/ParleyTestSupport/DemoEndpoints.swift).
     typealias GetUser = ParleyTestSupport.GetUser
-    typealias CreateUser = ParleyTestSupport.CreateUser
-
-    /// The demo server's `/flaky`: 503 twice for a key, then 200.
-    struct Flaky: Endpoint {
-        typealias Response = JSONValue
-        let key: String
-        var path: Path { "/flaky" }
-        var query: Query { ["key": key, "failures": "2"] }
-    }
-
-    struct TokenReply: Decodable, Sendable {
-        let accessToken: String
-
-        enum CodingKeys: String, CodingKey {
-            case accessToken = "access_token"
-        }
-    }
-
-    /// Issues a new demo bearer token (the previous one stops working).
-    struct IssueToken: Endpoint {
-        typealias Response = TokenReply
-        var method: HTTPRequest.Method { .post }
-        var path: Path { "/auth/token" }
-    }
 
     /// The demo server's `/auth/me`: `{"subject": "demo", "token": "<number>"}` for the current bearer token.
     struct WhoAmI: Endpoint {
