@@ -140,28 +140,29 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         // A pinned client's https request: AsyncHTTPClient speaks HTTP/1.1 to the relay's socket for the origin, and the
         // relay makes (and checks) the TLS connection. A connection the relay refused fails the request with the
         // relay's reason (an unpinned key, an untrusted chain), not with the closed socket AsyncHTTPClient saw.
-        let relayURL = try await pinnedRelay.url(for: target.origin, pathAndQuery: target.pathAndQuery)
-        var mark = pinnedRelay.mark()
-        do {
-            return try await execute(request, body: body, url: relayURL, host: target.authority, headLimit: headLimit)
-        } catch {
-            // Only for a connection that closed under AsyncHTTPClient: a cancellation or a timeout is the call's own.
-            if let error = error as? ParleyError, error.kind == .cancelled || error.kind == .timeout { throw error }
-            if let refusal = pinnedRelay.failure(of: target.origin, since: mark) { throw refusal }
-            // The connection guard cannot see a relayed connection's server close it while idle (it reads TCP state, and
-            // this is a Unix socket), so a request can be written just as that happens and fail unanswered. An
-            // idempotent one whose body can be read again is sent once more on a new connection, as RFC 9110 (9.2.2)
-            // lets a client do; any other fails as it did.
-            let idempotent = CallContext.current?.isIdempotent ?? CallContext.isIdempotent(request.method)
-            guard idempotent, body.map({ $0.iterationBehavior == .multiple }) ?? true, !Task.isCancelled,
-                Self.closedUnanswered(error)
-            else { throw error }
-            mark = pinnedRelay.mark()
+        return try await pinnedRelay.withURL(for: target.origin, pathAndQuery: target.pathAndQuery) { relayURL in
+            var mark = pinnedRelay.mark()
             do {
                 return try await execute(request, body: body, url: relayURL, host: target.authority, headLimit: headLimit)
             } catch {
+                // Only for a connection that closed under AsyncHTTPClient: a cancellation or a timeout is the call's own.
                 if let error = error as? ParleyError, error.kind == .cancelled || error.kind == .timeout { throw error }
-                throw pinnedRelay.failure(of: target.origin, since: mark) ?? error
+                if let refusal = pinnedRelay.failure(of: target.origin, since: mark) { throw refusal }
+                // The connection guard cannot see a relayed connection's server close it while idle (it reads TCP state,
+                // and this is a Unix socket), so a request can be written just as that happens and fail unanswered. An
+                // idempotent one whose body can be read again is sent once more on a new connection, as RFC 9110
+                // (9.2.2) lets a client do; any other fails as it did.
+                let idempotent = CallContext.current?.isIdempotent ?? CallContext.isIdempotent(request.method)
+                guard idempotent, body.map({ $0.iterationBehavior == .multiple }) ?? true, !Task.isCancelled,
+                    Self.closedUnanswered(error)
+                else { throw error }
+                mark = pinnedRelay.mark()
+                do {
+                    return try await execute(request, body: body, url: relayURL, host: target.authority, headLimit: headLimit)
+                } catch {
+                    if let error = error as? ParleyError, error.kind == .cancelled || error.kind == .timeout { throw error }
+                    throw pinnedRelay.failure(of: target.origin, since: mark) ?? error
+                }
             }
         }
     }

@@ -75,11 +75,18 @@ final class PinnedTLSRelay: Sendable {
         var task: Task<Void, Never>?
         /// The listening channel, once bound: closing it ends the accept loop after the connections already accepted.
         var channel: (any Channel)?
-        /// Completed when the accept loop has ended, every accepted connection handed to a relay.
+        /// Completed when the accept loop has ended, every accepted connection handed to a relay or closed.
         var acceptEnded: EventLoopPromise<Void>
+        /// Whether connections are still taken in: `false` once the socket is closing.
+        var accepting = true
+        /// Connections accepted and not yet taken by the accept loop: NIO drops those that reach its stream after it
+        /// finished, so the listener closes them itself once its loop has ended.
+        var unclaimed: [ObjectIdentifier: any Channel] = [:]
         /// Relayed connections open now.
         var connections = 0
-        /// When a request last asked for the socket (``url(for:pathAndQuery:)``).
+        /// Requests that hold the socket's path and may connect to it (``withURL(for:pathAndQuery:_:)``).
+        var leases = 0
+        /// When a request last asked for the socket or ended its lease.
         var lastUsed = NIODeadline.now()
     }
 
@@ -149,27 +156,56 @@ final class PinnedTLSRelay: Sendable {
         }
     }
 
-    /// The URL that AsyncHTTPClient is given for a request to `origin`: the relay's socket for it, then `pathAndQuery`.
-    func url(for origin: Origin, pathAndQuery: String) async throws(ParleyError) -> String {
-        let (ready, name) = try listener(for: origin)
-        do {
-            try await ready.get()
-        } catch {
-            throw ParleyError(
-                .transport,
-                "Parley could not open the local socket that carries pinned connections to \(origin): \(error).",
-                underlying: error
-            )
+    /// Runs `body` with the URL that AsyncHTTPClient is given for a request to `origin`: the relay's socket for it,
+    /// then `pathAndQuery`. The socket stays open while `body` runs, however long AsyncHTTPClient takes to connect.
+    func withURL<T>(
+        for origin: Origin,
+        pathAndQuery: String,
+        _ body: (String) async throws -> T
+    ) async throws -> T {
+        let (path, name) = try await lease(origin)
+        defer { release(name) }
+        return try await body("http+unix://" + Self.percentEncoded(path) + pathAndQuery)
+    }
+
+    /// The path of `origin`'s socket, counted as in use (``Listener/leases``) until ``release(_:)``.
+    private func lease(_ origin: Origin) async throws(ParleyError) -> (path: String, name: String) {
+        while true {
+            let (ready, name) = try listener(for: origin)
+            do {
+                try await ready.get()
+            } catch {
+                throw ParleyError(
+                    .transport,
+                    "Parley could not open the local socket that carries pinned connections to \(origin): \(error).",
+                    underlying: error
+                )
+            }
+            enum Outcome { case leased(String), closed, replaced }
+            let outcome = state.withLock { state -> Outcome in
+                guard !state.closed else { return .closed }
+                // Closed for idleness while this task waited to run: the next turn opens a new socket.
+                guard state.active[origin] == name, let path = state.listeners[name]?.path else { return .replaced }
+                state.listeners[name]?.leases += 1
+                return .leased(path)
+            }
+            switch outcome {
+            case .leased(let path): return (path, name)
+            case .closed: throw ParleyError(.transport, "The transport has been shut down; nothing was sent.")
+            case .replaced: continue
+            }
         }
-        let path = state.withLock { state -> String? in
-            guard !state.closed else { return nil }
+    }
+
+    /// Ends a lease of ``lease(_:)``: the socket's idle clock starts again from now.
+    private func release(_ name: String) {
+        let idle = state.withLock { state -> Bool in
+            guard let listener = state.listeners[name] else { return false }
+            state.listeners[name]?.leases = listener.leases - 1
             state.listeners[name]?.lastUsed = .now()
-            return state.listeners[name]?.path
+            return listener.leases == 1 && listener.connections == 0
         }
-        guard let path else {
-            throw ParleyError(.transport, "The transport has been shut down; nothing was sent.")
-        }
-        return "http+unix://" + Self.percentEncoded(path) + pathAndQuery
+        if idle { scheduleIdleCheck(of: name, after: idleTimeout) }
     }
 
     /// The future and socket name of `origin`'s listener, which starts it on first use.
@@ -213,7 +249,7 @@ final class PinnedTLSRelay: Sendable {
         let idle = state.withLock { state -> Bool in
             guard state.listeners[name] != nil else { return false }
             state.listeners[name]?.connections += change
-            return state.listeners[name]?.connections == 0
+            return state.listeners[name]?.connections == 0 && state.listeners[name]?.leases == 0
         }
         if idle { scheduleIdleCheck(of: name, after: idleTimeout) }
     }
@@ -222,18 +258,19 @@ final class PinnedTLSRelay: Sendable {
         group.next().scheduleTask(in: delay) { self.closeIfIdle(name) }
     }
 
-    /// Closes the listener `name` if it has had neither a connection nor a request for ``idleTimeout``: its accept loop
-    /// ends and its task removes the socket. A request that comes later opens a new one.
+    /// Closes the listener `name` if it has had neither a connection nor a request (nor a lease) for ``idleTimeout``:
+    /// its accept loop ends and its task removes the socket. A request that comes later opens a new one.
     private func closeIfIdle(_ name: String) {
         let now = NIODeadline.now()
         enum Verdict { case close(any Channel, Origin), checkAgain(TimeAmount), keep }
         let verdict = state.withLock { state -> Verdict in
             guard !state.closed, let listener = state.listeners[name], state.active[listener.origin] == name,
-                let channel = listener.channel, listener.connections == 0
+                let channel = listener.channel, listener.connections == 0, listener.leases == 0
             else { return .keep }
             let idleSince = now - listener.lastUsed
             guard idleSince >= idleTimeout else { return .checkAgain(idleTimeout - idleSince) }
             state.active[listener.origin] = nil
+            state.listeners[name]?.accepting = false
             return .close(channel, listener.origin)
         }
         switch verdict {
@@ -256,16 +293,21 @@ final class PinnedTLSRelay: Sendable {
         name: String,
         ready: EventLoopPromise<Void>
     ) async {
-        let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+        let server: NIOAsyncChannel<any Channel, Never>
         let path: String
         do {
             path = try await folder.value + "/" + name
             state.withLock { $0.listeners[name]?.path = path }
+            // Connections are handed out as plain channels, not reading until a relay wraps them: a wrapped one that NIO
+            // dropped (it arrived as the socket closed) would trap when deinited unfinished.
             server = try await ServerBootstrap(group: group)
+                .childChannelOption(.autoRead, value: false)
                 .bind(unixDomainSocketPath: path) { child in
-                    child.eventLoop.makeCompletedFuture {
-                        try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: child)
+                    guard self.adopt(child, name: name) else {
+                        child.close(promise: nil)
+                        return child.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel)
                     }
+                    return child.eventLoop.makeSucceededFuture(child)
                 }
         } catch {
             // This request fails with the reason; the next one tries again (a new folder if this one was not made).
@@ -281,6 +323,7 @@ final class PinnedTLSRelay: Sendable {
         }
         let (open, acceptEnded) = state.withLock { state -> (Bool, EventLoopPromise<Void>?) in
             state.listeners[name]?.channel = server.channel
+            if state.closed { state.listeners[name]?.accepting = false }
             return (!state.closed, state.listeners[name]?.acceptEnded)
         }
         if !open { server.channel.close(promise: nil) }
@@ -291,6 +334,7 @@ final class PinnedTLSRelay: Sendable {
             try await withThrowingDiscardingTaskGroup { connections in
                 do {
                     for try await connection in inbound {
+                        claim(connection, name: name)
                         count(+1, name: name)
                         connections.addTask {
                             await self.relay(connection, to: origin)
@@ -301,6 +345,14 @@ final class PinnedTLSRelay: Sendable {
                     // An accept error (out of descriptors) ends the listener; the next request starts a new one.
                     server.channel.close(promise: nil)
                 }
+                // No connection is adopted from now on; those NIO accepted but never handed out are closed.
+                let unclaimed = state.withLock { state -> [any Channel] in
+                    state.listeners[name]?.accepting = false
+                    let unclaimed = state.listeners[name].map { Array($0.unclaimed.values) } ?? []
+                    state.listeners[name]?.unclaimed = [:]
+                    return unclaimed
+                }
+                for channel in unclaimed { channel.close(promise: nil) }
                 acceptEnded?.succeed()
             }
         }
@@ -313,8 +365,35 @@ final class PinnedTLSRelay: Sendable {
         if removes { _ = try? await NIOThreadPool.singleton.runIfActive { unlink(path) } }
     }
 
+    /// Records a connection just accepted on the listener `name`, unless the listener is closing: `false` then, and
+    /// the caller closes it.
+    private func adopt(_ child: any Channel, name: String) -> Bool {
+        state.withLock { state in
+            guard state.listeners[name]?.accepting == true else { return false }
+            state.listeners[name]?.unclaimed[ObjectIdentifier(child)] = child
+            return true
+        }
+    }
+
+    /// The accept loop took `child`: its relay owns it now.
+    private func claim(_ child: any Channel, name: String) {
+        state.withLock { _ = $0.listeners[name]?.unclaimed.removeValue(forKey: ObjectIdentifier(child)) }
+    }
+
     /// Connects to `origin` (TLS, checked) and copies bytes both ways until either side closes.
-    private func relay(_ downstream: NIOAsyncChannel<ByteBuffer, ByteBuffer>, to origin: Origin) async {
+    private func relay(_ child: any Channel, to origin: Origin) async {
+        let downstream: NIOAsyncChannel<ByteBuffer, ByteBuffer>
+        do {
+            // Wrapped on its event loop, then reading: nothing it received was read before the wrapper was there.
+            downstream = try await child.eventLoop.submit {
+                let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: child)
+                try child.syncOptions?.setOption(.autoRead, value: true)
+                return wrapped
+            }.get()
+        } catch {
+            child.close(promise: nil)
+            return
+        }
         let upstream: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         if Task.isCancelled || state.withLock({ $0.closed }) {
             try? await downstream.executeThenClose { _, _ in }
@@ -412,6 +491,7 @@ final class PinnedTLSRelay: Sendable {
     func shutdown() async {
         let (listeners, folder) = state.withLock { state in
             state.closed = true
+            for name in state.listeners.keys { state.listeners[name]?.accepting = false }
             return (Array(state.listeners.values), state.folder)
         }
         // The accept loops end once their channels close (a listener still binding closes its own); then the relays,

@@ -175,19 +175,55 @@ struct PinnedRetryTests {
         // AsyncHTTPClient closes its idle connections after this, and the relay its idle sockets.
         configuration.connectionPool.idleTimeout = .milliseconds(200)
         let transport = try AsyncHTTPClientTransport(configuration: configuration, tls: policy)
-        var closures = transport.pinnedIdleClosures.makeAsyncIterator()
-        let clients = try servers.map { server in
-            Client(baseURL: try #require(URL(string: "https://127.0.0.1:\(server.port)")), transport: transport)
+        do {
+            var closures = transport.pinnedIdleClosures.makeAsyncIterator()
+            let clients = try servers.map { server in
+                Client(baseURL: try #require(URL(string: "https://127.0.0.1:\(server.port)")), transport: transport)
+            }
+            for client in clients {
+                let answer = try await client.send(Ping())
+                #expect(answer == [:])
+            }
+            #expect(transport.pinnedListenerCount == 3)
+            var closed: Set<String> = []
+            while closed.count < 3, let origin = await closures.next() { closed.insert(origin) }
+            #expect(closed == Set(servers.map { "127.0.0.1:\($0.port)" }))
+            #expect(transport.pinnedListenerCount == 0)
+            let again = try await clients[0].send(Ping())
+            #expect(again == [:], "a new socket for a later request")
+            #expect(transport.pinnedListenerCount == 1)
+        } catch {
+            // Shut down whatever failed: an HTTPClient left running traps when it is deinited.
+            try await transport.shutdown()
+            for server in servers { await server.stop() }
+            throw error
         }
-        for client in clients { #expect(try await client.send(Ping()) == [:]) }
-        #expect(transport.pinnedListenerCount == 3)
-        var closed: Set<String> = []
-        while closed.count < 3, let origin = await closures.next() { closed.insert(origin) }
-        #expect(closed == Set(servers.map { "127.0.0.1:\($0.port)" }))
-        #expect(transport.pinnedListenerCount == 0)
-        #expect(try await clients[0].send(Ping()) == [:], "a new socket for a later request")
-        #expect(transport.pinnedListenerCount == 1)
         try await transport.shutdown()
         for server in servers { await server.stop() }
+    }
+
+    @Test("a request that waits to connect keeps its origin's socket open, however short the idle timeout")
+    func leasedSocketStaysOpen() async throws {
+        let server = try await ClosingTLSServer.start(folder: try #require(TLSPeer.folder))
+        let policy = TLSPolicy(roots: [try TLSPeer.pem("ca.pem")], pinnedPublicKeys: [try #require(TLSPeer.leafPin)])
+        var configuration = AsyncHTTPClientTransport.defaultConfiguration
+        // Every socket and connection is idle at once: only a request's lease keeps the socket until it connects.
+        configuration.connectionPool.idleTimeout = .milliseconds(1)
+        let transport = try AsyncHTTPClientTransport(configuration: configuration, tls: policy)
+        let client = Client(
+            baseURL: try #require(URL(string: "https://127.0.0.1:\(server.port)")),
+            transport: transport
+        )
+        var failures: [String] = []
+        for _ in 0..<40 {
+            do {
+                _ = try await client.send(Ping())
+            } catch {
+                failures.append("\(error)")
+            }
+        }
+        try await transport.shutdown()
+        await server.stop()
+        #expect(failures.count == 0, "\(failures.count) of 40 failed, the first: \(failures.first ?? "")")
     }
 }
