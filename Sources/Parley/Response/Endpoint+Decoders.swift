@@ -30,12 +30,33 @@ extension Endpoint where Response == Void, Decoder == DefaultResponseDecoder<Res
 ///
 /// It exists only for these types: an endpoint whose `Response` is any other type must name its ``Endpoint/decoder``,
 /// or it does not compile.
+///
+/// A generic endpoint, whose `Response` is a type parameter, cannot have it chosen by the compiler: it names
+/// ``chosenAtRuntime``, which applies the same table to the concrete type of each call:
+///
+/// ```swift
+/// struct Fetch<Response: Sendable>: Endpoint {
+///     var path: Path
+///     var decoder: DefaultResponseDecoder<Response> { .chosenAtRuntime }
+/// }
+/// ```
+///
+/// `Fetch<User>`, `Fetch<Void>`, `Fetch<String>` and `Fetch<User?>` then decode as their non-generic equivalents;
+/// a call whose `Response` is none of the table's types fails with a ``ParleyError/Kind/decoding`` error that names
+/// the type (the compiler cannot catch it, as it does for a non-generic endpoint).
 public struct DefaultResponseDecoder<Value: Sendable>: ResponseDecoder {
     /// The default decoder of a `Decodable` value.
     public init() where Value: Decodable {}
 
     /// The default decoder of `Void`: the body is read and dropped.
     public init() where Value == Void {}
+
+    /// The default decoder of a `Value` known only at run time (a generic endpoint's `Response`), decoding it as the
+    /// table above says; a `Value` that is none of the table's types fails each call with a
+    /// ``ParleyError/Kind/decoding`` error, before the body is read.
+    public static var chosenAtRuntime: DefaultResponseDecoder<Value> { DefaultResponseDecoder(anyType: ()) }
+
+    private init(anyType: Void) {}
 
     /// Decodes according to `Value` (see the table above).
     public func decode(_ response: ResponseBody) async throws -> Value {
@@ -61,7 +82,7 @@ public struct DefaultResponseDecoder<Value: Sendable>: ResponseDecoder {
                 throw BodyDecodingError(underlying: error, body: data)
             }
         }
-        // Unreachable: the initializers exist only for `Decodable` values and `Void`.
+        // Only through ``chosenAtRuntime``: the other initializers exist only for `Decodable` values and `Void`.
         throw UnsupportedResponseType(type: Value.self)
     }
 
@@ -105,6 +126,7 @@ extension Optional: OptionalResponse where Wrapped: Decodable {
 struct UnsupportedResponseType: Error, CustomStringConvertible {
     let type: Any.Type
     var description: String {
-        "\(type) is not Void, String, Data, Optional or Decodable; give the endpoint a `decoder` that produces it"
+        "its response type \(type) is not Void, String, Data, Optional or Decodable, which the default decoder handles; "
+            + "give the endpoint a `decoder` that produces it"
     }
 }

@@ -38,9 +38,9 @@ enum DocCResponses {
         let path: Path
     }
 
-    struct Fetch<Value: Decodable & Sendable>: Endpoint {
-        typealias Response = Value
+    struct Fetch<Response: Sendable>: Endpoint {
         let path: Path
+        var decoder: DefaultResponseDecoder<Response> { .chosenAtRuntime }
     }
 
     struct TokenGrant: Decodable, Sendable {
@@ -124,6 +124,8 @@ extension DocCResponses {
                 let profile = try await client.send(GetAnything(path: "/users/1/profile"))
                 print(profile["profile"]?["bio"]?.stringValue ?? "no bio")     // x
                 let user = try await client.send(Fetch<User>(path: "/users/1"))
+                try await client.send(Fetch<Void>(path: "/users/1"))
+                print(try await client.send(Fetch<String>(path: "/text")))     // hello, parley
                 #expect(user.id == 1)
                 #expect(try await client.send(GetGreeting()) == "hello, parley")
                 #expect(try await client.send(PendingInvitation()) == nil)
