@@ -33,8 +33,10 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         delegate.urlSession(session, dataTask: dataTask, didReceive: response, completionHandler: completionHandler)
     }
 
-    /// Authentication challenges (a 401 with `WWW-Authenticate`) are not answered by URLSession: the 401 comes
-    /// back to Parley as a response, where auth middleware and validation deal with it. (FoundationNetworking
+    /// A server-trust challenge (Apple platforms ask the delegate to evaluate the server's certificate chain) gets
+    /// the system's default handling: rejecting it would fail every HTTPS request. Every other challenge (a 401 with
+    /// `WWW-Authenticate`, a proxy's 407, a request for a client certificate) is not answered by URLSession: the
+    /// response comes back to Parley, where auth middleware and validation deal with it. (FoundationNetworking
     /// hangs on `.performDefaultHandling` without credentials, and ends the task as cancelled on a rejection.)
     func urlSession(
         _ session: URLSession,
@@ -42,9 +44,24 @@ final class SessionRouter: NSObject, URLSessionDataDelegate, Sendable {
         didReceive challenge: URLAuthenticationChallenge,
         completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
-        delegate(for: task)?.rejectedChallenge()
-        completionHandler(.rejectProtectionSpace, nil)
+        let disposition = Self.disposition(forChallengeMethod: challenge.protectionSpace.authenticationMethod)
+        if disposition == .rejectProtectionSpace { delegate(for: task)?.rejectedChallenge() }
+        completionHandler(disposition, nil)
     }
+
+    /// What the transport answers to a challenge whose protection space has `method`.
+    static func disposition(forChallengeMethod method: String) -> URLSession.AuthChallengeDisposition {
+        method == serverTrustMethod ? .performDefaultHandling : .rejectProtectionSpace
+    }
+
+    #if canImport(FoundationNetworking)
+        /// `NSURLAuthenticationMethodServerTrust`, which FoundationNetworking marks unavailable (libcurl verifies the
+        /// chain, and no such challenge is raised); the same value as Apple's constant.
+        static let serverTrustMethod = "NSURLAuthenticationMethodServerTrust"
+    #else
+        /// The server-trust challenge's method.
+        static let serverTrustMethod = NSURLAuthenticationMethodServerTrust
+    #endif
 
     /// Redirects are not followed by URLSession: the 3xx comes back to Parley, whose `RedirectPolicy` follows it
     /// the same way on every transport (hop limit, loops, downgrade, credentials kept within the origin).
