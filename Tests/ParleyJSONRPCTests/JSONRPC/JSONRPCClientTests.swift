@@ -115,7 +115,9 @@ struct JSONRPCHTTPTests {
             await expectParleyError(.unacceptableStatus) { try await notFound.notify(Update(params: [1])) }
             await expectParleyError(.unacceptableStatus) { try await withBody.notify(Update(params: [1])) }
             // Scalar params are refused before anything is sent.
-            let scalar = await expectParleyError(.encoding) { try await withBody.call(JSONRPCDynamicMethod("sum", params: .int(1))) }
+            let scalar = await expectParleyError(.encoding) {
+                try await withBody.call(JSONRPCDynamicMethod("sum", params: .int(1)))
+            }
             #expect(scalar?.message.contains("array") == true)
         }
     }

@@ -396,7 +396,9 @@ struct MCPStreamableHTTPChannelTests {
             #expect(delete.protocolVersion == Self.negotiated)
             let count = server.received.count
             await expectParleyError(.transport) { try await mcp.callTool("echo") }
-            await expectParleyError(.transport) { try await mcp.rpc.notify(JSONRPCDynamicMethod("notifications/roots/list_changed")) }
+            await expectParleyError(.transport) {
+                try await mcp.rpc.notify(JSONRPCDynamicMethod("notifications/roots/list_changed"))
+            }
             #expect(server.received.count == count)
         }
     }

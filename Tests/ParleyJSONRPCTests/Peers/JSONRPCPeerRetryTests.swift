@@ -126,7 +126,11 @@ struct JSONRPCPeerRetryTests {
             transport: AsyncHTTPClientTransport.shared,
             requestMiddlewares: [.tracing(tracer: tracer)]
         )
-        let rpc = JSONRPCClient(http: client, ids: JSONRPCListedIDs([7, 8], then: JSONRPCSequentialIDs(startingAt: 100)), tracer: tracer)
+        let rpc = JSONRPCClient(
+            http: client,
+            ids: JSONRPCListedIDs([7, 8], then: JSONRPCSequentialIDs(startingAt: 100)),
+            tracer: tracer
+        )
         #expect(try await rpc.call(Sum(params: [1, 2])) == 3)
         await expectParleyError(.jsonRPCError) { try await rpc.call(PeerQuotaFail()) }
         let spans = tracer.finishedSpans

@@ -36,7 +36,11 @@ struct StdioPeerCancellationTests {
     @Test("LSP: a call past its timeout fails with timeout and the peer receives $/cancelRequest with its id")
     func lspTimeout() async throws {
         let peer = try StdioPeer.launch(.contentLength)
-        let rpc = JSONRPCClient(channel: peer, ids: JSONRPCListedIDs([41], then: JSONRPCSequentialIDs(startingAt: 100)), cancellation: .lsp)
+        let rpc = JSONRPCClient(
+            channel: peer,
+            ids: JSONRPCListedIDs([41], then: JSONRPCSequentialIDs(startingAt: 100)),
+            cancellation: .lsp
+        )
         let failure = await expectParleyError(.timeout) { try await rpc.call(PeerHang(), timeout: .milliseconds(300)) }
         #expect(failure?.message.contains("id 41") == true, "\(String(describing: failure))")
         let recorded = try await Self.cancellations(rpc)
