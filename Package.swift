@@ -7,7 +7,7 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
-/// What every test target (and their shared support) builds against.
+/// What the test targets (and their shared support) build against; ParleyDocSamplesTests has its own, shorter list.
 let testDependencies: [Target.Dependency] = [
     "Parley",
     "ParleyAsyncHTTPClient",
@@ -223,6 +223,29 @@ let package = Package(
         .testTarget(
             name: "ParleyCLITests",
             dependencies: ["ParleyTestSupport"] + testDependencies,
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        // The DocC articles' Swift blocks, line for line (scripts/check-docs), run against the demo server. Only what a
+        // reader has: Parley's products, the demo server (`swift run parley demo --serve`), and the libraries the
+        // samples import; not ParleyTestSupport, so that no test-only name can leak into a sample.
+        .testTarget(
+            name: "ParleyDocSamplesTests",
+            dependencies: [
+                "Parley",
+                "ParleyAsyncHTTPClient",
+                "ParleyURLSession",
+                "ParleyTesting",
+                "ParleyJSONRPC",
+                "ParleyJSONRPCStdio",
+                "ParleyJSONRPCWebSocket",
+                "ParleyDemoServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
     ]

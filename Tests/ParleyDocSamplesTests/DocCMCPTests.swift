@@ -6,8 +6,6 @@ import ParleyJSONRPC
 import ParleyJSONRPCStdio
 import Testing
 
-@testable import ParleyTestSupport
-
 // The Swift blocks of Sources/ParleyJSONRPC/ParleyJSONRPC.docc/MCP.md, run against the MCP Python SDK's server that
 // scripts/start-peers starts (SSE answers) and launches over stdio.
 enum DocCMCP {

@@ -1,12 +1,10 @@
 // swift-format-ignore-file
-// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+// Laid out line for line as the swift blocks of the article it compiles (scripts/check-docs).
 import Foundation
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
 import Testing
-
-@testable import ParleyTestSupport
 
 // The Swift blocks of Sources/Parley/Parley.docc/ResponsesAndValidation.md, compiled and run against the demo server.
 enum DocCResponses {
@@ -130,7 +128,8 @@ extension DocCResponses {
                 #expect(try await client.send(GetGreeting()) == "hello, parley")
                 #expect(try await client.send(PendingInvitation()) == nil)
                 #expect(profile["profile"]?["bio"]?.stringValue == "x")
-                await expectParleyError(.unacceptableStatus) { try await client.send(DeleteUser(id: 2)) }
+                let thrown = await #expect(throws: ParleyError.self) { try await client.send(DeleteUser(id: 2)) }
+                #expect(thrown?.kind == .unacceptableStatus)
 
                 print(try await client.send(GrantToken()).tokenType)   // Bearer
                 #expect(try await client.send(GrantToken()).tokenType == "Bearer")
@@ -159,7 +158,8 @@ extension DocCResponses {
             } catch {
                 print(error.kind, error.message)   // validation missing required JSON keys: profile.avatar
             }
-            let rejected = await expectParleyError(.validation) { try await client.send(GetProfile(id: 1)) }
+            let rejected = await #expect(throws: ParleyError.self) { try await client.send(GetProfile(id: 1)) }
+            #expect(rejected?.kind == .validation)
             #expect(rejected?.message == "missing required JSON keys: profile.avatar")
 
             do {
@@ -170,7 +170,8 @@ extension DocCResponses {
                 // Parley decoding error for GET http://127.0.0.1:8080/users/1/profile: The response of GetTypedProfile could not be
                 // decoded: the required key profile.avatar is missing. Response: 200 OK, Content-Type application/json; …
             }
-            let failure = await expectParleyError(.decoding) { try await client.send(GetTypedProfile(id: 1)) }
+            let failure = await #expect(throws: ParleyError.self) { try await client.send(GetTypedProfile(id: 1)) }
+            #expect(failure?.kind == .decoding)
             #expect(failure?.codingPath == "profile.avatar")
             #expect(failure?.description.contains("could not be decoded: the required key profile.avatar is missing") == true)
             #expect(failure?.response?.status.code == 200)

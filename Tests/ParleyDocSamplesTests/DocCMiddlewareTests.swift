@@ -1,12 +1,10 @@
 // swift-format-ignore-file
-// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+// Laid out line for line as the swift blocks of the article it compiles (scripts/check-docs).
 import Foundation
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
 import Testing
-
-@testable import ParleyTestSupport
 
 // The Swift blocks of Sources/Parley/Parley.docc/Middleware.md, compiled and run against the demo server.
 
@@ -275,7 +273,8 @@ print(restored.cookies.count)                          // 2
             } catch {
                 print(error.kind, error.underlying is OfflineMode.Offline)   // middleware true
             }
-            let error = await expectParleyError(.middleware) { try await offline.send(Flaky(key: "offline")) }
+            let error = await #expect(throws: ParleyError.self) { try await offline.send(Flaky(key: "offline")) }
+            #expect(error?.kind == .middleware)
             #expect(error?.underlying is OfflineMode.Offline)
             #expect(error?.description.contains("the app is offline") == true)
         }

@@ -1,12 +1,10 @@
 // swift-format-ignore-file
-// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+// Laid out line for line as the swift blocks of the article it compiles (scripts/check-docs).
 import Foundation
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
 import Testing
-
-@testable import ParleyTestSupport
 
 // The Swift blocks of Sources/Parley/Parley.docc/Streaming.md, compiled and run against the demo server.
 enum DocCStreaming {

@@ -1,12 +1,10 @@
 // swift-format-ignore-file
-// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+// Laid out line for line as the swift blocks of the article it compiles (scripts/check-docs).
 import Foundation
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
 import Testing
-
-@testable import ParleyTestSupport
 
 // The Swift blocks of Sources/Parley/Parley.docc/GettingStarted.md, compiled and run against the demo server.
 enum DocCGettingStarted {
@@ -57,7 +55,8 @@ extension DocCGettingStarted {
             } catch {
                 print(error)   // Parley <kind> error for GET https://api.example.com/v2/users/99: …
             }
-            let missing = await expectParleyError(.unacceptableStatus) { try await client.send(GetUser(id: 99)) }
+            let missing = await #expect(throws: ParleyError.self) { try await client.send(GetUser(id: 99)) }
+            #expect(missing?.kind == .unacceptableStatus)
             #expect(missing?.status?.code == 404)
 
             let handle = client.send(GetUser(id: 2)) { result in

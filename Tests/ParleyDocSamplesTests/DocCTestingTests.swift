@@ -1,13 +1,11 @@
 // swift-format-ignore-file
-// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+// Laid out line for line as the swift blocks of the article it compiles (scripts/check-docs).
 import Foundation
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
 import ParleyTesting
 import Testing
-
-@testable import ParleyTestSupport
 
 // The Swift blocks of Sources/ParleyTesting/ParleyTesting.docc/TestingWithParleyTesting.md, compiled and run: in
 // memory, and against the demo server for the recorder and record/replay.
@@ -92,7 +90,8 @@ extension DocCTesting {
                     .header(.contentType, "application/json")
                     .answered(201),
             ])
-            let failure = await expectParleyError(.validation) { try transport.expectRequests([.get("/users/2")]) }
+            let failure = #expect(throws: ParleyError.self) { try transport.expectRequests([.get("/users/2")]) }
+            #expect(failure?.kind == .validation)
             #expect(failure?.message.contains("/users/2") == true)
         }
 
@@ -145,7 +144,8 @@ extension DocCTesting {
             } catch {
                 print(error.kind, (error.underlying as? ReplayError)?.request ?? "")   // transport GET /users/9
             }
-            let unmatched = await expectParleyError(.transport) { try await offline.send(GetUser(id: 9)) }
+            let unmatched = await #expect(throws: ParleyError.self) { try await offline.send(GetUser(id: 9)) }
+            #expect(unmatched?.kind == .transport)
             #expect((unmatched?.underlying as? ReplayError)?.request == "GET /users/9")
 
             do {

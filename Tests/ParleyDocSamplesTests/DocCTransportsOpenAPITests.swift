@@ -1,11 +1,9 @@
 // swift-format-ignore-file
-// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+// Laid out line for line as the swift blocks of the article it compiles (scripts/check-docs).
 import Foundation
 import OpenAPIAsyncHTTPClient
 import Parley
 import Testing
-
-@testable import ParleyTestSupport
 
 // The OpenAPI transport's block of Sources/Parley/Parley.docc/Transports.md: swift-openapi-async-http-client's
 // transport is named like Parley's, so this file does not import ParleyAsyncHTTPClient.
@@ -18,7 +16,8 @@ extension DocCTransports {
                 let openAPI = Client(baseURL: baseURL, transport: OpenAPIAsyncHTTPClient.AsyncHTTPClientTransport())
                 print(try await openAPI.send(GetUser(id: 1)).name)   // Ada Lovelace
                 #expect(try await openAPI.send(GetUser(id: 1)).name == "Ada Lovelace")
-                await expectParleyError(.unacceptableStatus) { try await openAPI.send(GetUser(id: 99)) }
+                let thrown = await #expect(throws: ParleyError.self) { try await openAPI.send(GetUser(id: 99)) }
+                #expect(thrown?.kind == .unacceptableStatus)
             }
         }
     }

@@ -1,13 +1,11 @@
 // swift-format-ignore-file
-// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+// Laid out line for line as the swift blocks of the article it compiles (scripts/check-docs).
 import Foundation
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
 import ParleyJSONRPC
 import Testing
-
-@testable import ParleyTestSupport
 
 // The ParleyJSONRPC blocks of Sources/ParleyJSONRPC/ParleyJSONRPC.docc/MigratingFromJSONRPCKit.md, compiled and run
 // against the demo server.
@@ -52,7 +50,8 @@ extension DocCMigratingFromJSONRPCKit {
             } catch {
                 print(error.kind, error.jsonRPCError?.code ?? 0, error.jsonRPCError?.message ?? "")   // jsonRPCError -32601 Method not found
             }
-            let error = await expectParleyError(.jsonRPCError) { try await rpc.call(JSONRPCDynamicMethod("foobar")) }
+            let error = await #expect(throws: ParleyError.self) { try await rpc.call(JSONRPCDynamicMethod("foobar")) }
+            #expect(error?.kind == .jsonRPCError)
             #expect(error?.jsonRPCError?.message == "Method not found")
         }
     }

@@ -1,5 +1,5 @@
 // swift-format-ignore-file
-// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+// Laid out line for line as the swift blocks of the article it compiles (scripts/check-docs).
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -8,8 +8,6 @@ import Parley
 import ParleyTesting
 import ParleyURLSession
 import Testing
-
-@testable import ParleyTestSupport
 
 // The Parley blocks of Sources/Parley/Parley.docc/MigratingFromTezosKit.md, compiled and run. The demo server
 // serves no Tezos RPCs, so a Tezos node is stood in for by an InMemoryTransport answering the two paths used.
@@ -91,7 +89,8 @@ let nodeURL = URL(string: "https://node.example")!   // your Tezos node
             } catch {
                 print(error.kind, error.status?.code ?? 0)   // unacceptableStatus 404
             }
-            await expectParleyError(.unacceptableStatus) { try await node.send(GetBalance(address: "tz1-no-such-account")) }
+            let thrown = await #expect(throws: ParleyError.self) { try await node.send(GetBalance(address: "tz1-no-such-account")) }
+            #expect(thrown?.kind == .unacceptableStatus)
 
             let packed = try await node.send(PackData(expression: .object(["int": .string("42")]), type: .object(["prim": .string("int")])))
             #expect(packed["packed"] == .string("0542"))
@@ -104,7 +103,8 @@ let nodeURL = URL(string: "https://node.example")!   // your Tezos node
             let transport = InMemoryTransport()
             transport.route(.get, "/chains/main/blocks/head/context/contracts/:address/balance") { _ in try .json("a lot") }
             let node = Client(baseURL: try #require(URL(string: "https://node.example")), transport: transport)
-            let error = await expectParleyError(.decoding) { try await node.send(GetBalance(address: "tz1")) }
+            let error = await #expect(throws: ParleyError.self) { try await node.send(GetBalance(address: "tz1")) }
+            #expect(error?.kind == .decoding)
             #expect(error?.description.contains("expected a number of mutez, got a lot") == true)
         }
     }

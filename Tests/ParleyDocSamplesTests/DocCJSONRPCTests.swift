@@ -1,5 +1,5 @@
 // swift-format-ignore-file
-// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+// Laid out line for line as the swift blocks of the article it compiles (scripts/check-docs).
 import Foundation
 import Parley
 import ParleyAsyncHTTPClient
@@ -8,8 +8,6 @@ import ParleyJSONRPC
 import ParleyJSONRPCStdio
 import Testing
 import Tracing
-
-@testable import ParleyTestSupport
 
 // The Swift blocks of Sources/ParleyJSONRPC/ParleyJSONRPC.docc/JSONRPC.md, compiled and run against the demo server.
 enum DocCJSONRPC {
@@ -124,7 +122,8 @@ extension DocCJSONRPC {
                 print(error.kind, error.jsonRPCError?.code ?? 0)                        // jsonRPCError -32001
                 print(try error.jsonRPCError?.data(as: Shortfall.self)?.balance ?? 0)   // 3
             }
-            let error = await expectParleyError(.jsonRPCError) { try await rpc.call(failure) }
+            let error = await #expect(throws: ParleyError.self) { try await rpc.call(failure) }
+            #expect(error?.kind == .jsonRPCError)
             #expect(error?.jsonRPCError?.code == -32001)
             #expect(try error?.jsonRPCError?.data(as: Shortfall.self)?.balance == 3)
 
@@ -214,7 +213,8 @@ extension DocCJSONRPC {
             let channel = JSONRPCStreamChannel(input: toClient.fileHandleForReading, output: toServer.fileHandleForWriting, framing: .contentLength)
             let rpc = JSONRPCClient(channel: channel)
             #expect(try await rpc.call(JSONRPCDynamicMethod("withdraw", params: .object(["amount": .int(2)]))) == .int(1))
-            let refused = await expectParleyError(.jsonRPCError) { try await rpc.call(JSONRPCDynamicMethod("withdraw", params: .object(["amount": .int(5)]))) }
+            let refused = await #expect(throws: ParleyError.self) { try await rpc.call(JSONRPCDynamicMethod("withdraw", params: .object(["amount": .int(5)]))) }
+            #expect(refused?.kind == .jsonRPCError)
             #expect(try refused?.jsonRPCError?.data(as: Shortfall.self)?.balance == 3)
             try toServer.fileHandleForWriting.close()
             try await serving.value

@@ -1,12 +1,10 @@
 // swift-format-ignore-file
-// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+// Laid out line for line as the swift blocks of the article it compiles (scripts/check-docs).
 import Foundation
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
 import Testing
-
-@testable import ParleyTestSupport
 
 // The swift blocks of Sources/Parley/Parley.docc/SecurityAndLimits.md, compiled and run against the demo server.
 enum DocCSecurityAndLimits {
@@ -53,7 +51,8 @@ extension DocCSecurityAndLimits {
                 let user = try await client.send(GetUser(id: 1))
                 let megabyte = try await client.send(Bytes(count: 1 << 20))
                 #expect(user.name == "Ada Lovelace" && megabyte.count == 1 << 20)
-                let tooLarge = await expectParleyError(.bodyTooLarge) { try await client.send(Bytes(count: (1 << 20) + 1)) }
+                let tooLarge = await #expect(throws: ParleyError.self) { try await client.send(Bytes(count: (1 << 20) + 1)) }
+                #expect(tooLarge?.kind == .bodyTooLarge)
                 #expect(tooLarge != nil)
 
                 let configuration = client.configuration

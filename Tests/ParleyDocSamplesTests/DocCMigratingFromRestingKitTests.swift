@@ -1,13 +1,11 @@
 // swift-format-ignore-file
-// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+// Laid out line for line as the swift blocks of the article it compiles (scripts/check-docs).
 import Foundation
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
 import ParleyTesting
 import Testing
-
-@testable import ParleyTestSupport
 
 // The Parley blocks of Sources/Parley/Parley.docc/MigratingFromRestingKit.md, compiled and run. RestingKit's
 // examples call JSONPlaceholder's /posts, which the demo server does not serve: an InMemoryTransport stands in for
@@ -159,7 +157,8 @@ let deviceID = "6F9619FF-8B86-D011-B42D-00C04FC964FF"
             } catch {
                 print(error.kind, error)
             }
-            let missing = await expectParleyError(.unacceptableStatus) { try await client.send(GetPost(id: 9999)) }
+            let missing = await #expect(throws: ParleyError.self) { try await client.send(GetPost(id: 9999)) }
+            #expect(missing?.kind == .unacceptableStatus)
             #expect(missing?.status?.code == 404 && missing?.bodyExcerpt == "{}")
         }
 

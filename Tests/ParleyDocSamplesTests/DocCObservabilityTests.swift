@@ -1,5 +1,5 @@
 // swift-format-ignore-file
-// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+// Laid out line for line as the swift blocks of the article it compiles (scripts/check-docs).
 import Foundation
 import InMemoryTracing
 import Logging
@@ -10,10 +10,8 @@ import ParleyDemoServer
 import Testing
 import Tracing
 
-@testable import ParleyTestSupport
-
 // The Swift blocks of Sources/Parley/Parley.docc/Observability.md, compiled and run against the demo server. The
-// article's `logger` is a LogRecorder's here (Tests/ParleyTestSupport/ObservabilitySupport.swift), so that the lines
+// article's `logger` is a LogRecorder's here (DocCSupport.swift), so that the lines
 // can be checked.
 enum DocCObservability {
     struct User: Codable, Sendable {
@@ -108,7 +106,8 @@ print(CurlCommand(upload, body: .data(Data(#"{"name":"Ada"}"#.utf8))))
                     CurlCommand(upload, body: .data(Data(#"{"name":"Ada"}"#.utf8))).description
                         == #"curl 'https://api.example.com/users' --data-binary '{"name":"Ada"}'"#
                 )
-                let failed = await expectParleyError(.unacceptableStatus) { _ = try await client.send(GetUser(id: 404)) }
+                let failed = await #expect(throws: ParleyError.self) { _ = try await client.send(GetUser(id: 404)) }
+                #expect(failed?.kind == .unacceptableStatus)
                 #expect(failed?.curlCommand == "curl '\(baseURL.absoluteString)/users/404' --compressed")
             }
         }

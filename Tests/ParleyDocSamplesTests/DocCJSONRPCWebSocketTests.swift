@@ -1,13 +1,11 @@
 // swift-format-ignore-file
-// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+// Laid out line for line as the swift blocks of the article it compiles (scripts/check-docs).
 import Foundation
 import Parley
 import ParleyDemoServer
 import ParleyJSONRPC
 import ParleyJSONRPCWebSocket
 import Testing
-
-@testable import ParleyTestSupport
 
 // The Swift block of Sources/ParleyJSONRPCWebSocket/ParleyJSONRPCWebSocket.docc/ParleyJSONRPCWebSocket.md, run
 // against the demo server's JSON-RPC WebSocket.

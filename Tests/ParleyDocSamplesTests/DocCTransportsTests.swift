@@ -1,5 +1,5 @@
 // swift-format-ignore-file
-// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+// Laid out line for line as the swift blocks of the article it compiles (scripts/check-docs).
 import AsyncHTTPClient
 import Foundation
 import Parley
@@ -7,8 +7,6 @@ import ParleyAsyncHTTPClient
 import ParleyDemoServer
 import ParleyURLSession
 import Testing
-
-@testable import ParleyTestSupport
 
 // The Swift blocks of Sources/Parley/Parley.docc/Transports.md, compiled and run against the demo server (the
 // OpenAPI transport's block is in DocCTransportsOpenAPITests.swift: its module's transport type has the same name).
@@ -26,7 +24,7 @@ enum DocCTransports {
     }
 
     /// The article's declarations of a TLS server's files and of a daemon's socket: compiled, not run (the suite
-    /// takes nginx's from scripts/start-peers, and a Unix socket server of its own).
+    /// takes nginx's from scripts/start-peers; the daemon's call is compiled only, by `unixSocketCall`).
     static func declarationsOfTheArticle() throws {
         struct WhoAmIOverTLS: Endpoint {   // this server answers with the subject of the client's certificate
             struct Answer: Decodable, Sendable { let client: String }
@@ -64,9 +62,23 @@ let socketPath = "/var/run/daemon.sock"
         _ = (SocketInfoEndpoint(), socketPath)
     }
 
+    struct SocketInfo: Decodable, Sendable {
+        let path: String
+    }
+
     struct SocketInfoEndpoint: Endpoint {   // this daemon answers with the path it was asked
         typealias Response = SocketInfo
         var path: Path { "/v1.43/info" }
+    }
+
+    /// The article's call to a daemon on a Unix domain socket: compiled, not run (this target has no Unix socket
+    /// server; the suite "Unix domain sockets as base URLs" of ParleyTransportTests runs the same call against one).
+    static func unixSocketCall(socketPath: String) async throws {
+let host = socketPath.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? socketPath
+if let socketURL = URL(string: "http+unix://\(host)") {
+    let daemon = Client(baseURL: socketURL)
+    print(try await daemon.send(SocketInfoEndpoint()).path)   // /v1.43/info
+}
     }
 }
 
@@ -175,21 +187,6 @@ try await viaProxies.shutdown()   // its HTTPClients, one a proxy and one direct
                 #expect(proxies.proxy(for: baseURL) == nil)
                 #expect(proxies.all?.description == "socks5://127.0.0.1:1080")
             }
-        }
-
-        @Test("a base URL on a Unix domain socket")
-        func unixSocket() async throws {
-            let server = try await UnixSocketServer.start()
-            let socketPath = server.socketPath
-let host = socketPath.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? socketPath
-if let socketURL = URL(string: "http+unix://\(host)") {
-    let daemon = Client(baseURL: socketURL)
-    print(try await daemon.send(SocketInfoEndpoint()).path)   // /v1.43/info
-}
-            let checked = Client(baseURL: try #require(URL(string: "http+unix://\(host)")))
-            #expect(try await checked.send(SocketInfoEndpoint()).path == "/v1.43/info")
-            try await checked.shutdown()
-            await server.stop()
         }
     }
 }

@@ -1,16 +1,18 @@
 // swift-format-ignore-file
-// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+// Laid out line for line as the swift blocks of the article it compiles (scripts/check-docs).
 import Foundation
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
 import Testing
 
-@testable import ParleyTestSupport
-
 // The Swift blocks of Sources/Parley/Parley.docc/EndpointsAndBodies.md, compiled and run against the demo server.
 enum DocCEndpoints {
-    typealias GetUser = DocCShared.GetUser
+    struct GetUser: Endpoint {
+        typealias Response = User
+        let id: Int
+        var path: Path { "/users/\(id)" }
+    }
 
     struct ReplaceUser: Endpoint {
         typealias Response = User
@@ -138,7 +140,8 @@ extension DocCEndpoints {
                 // [["accept-language", "fr"], ["x-trace", "a"], ["x-trace", "b"]]
                 #expect(echoed.headers.filter { ["accept-language", "x-trace"].contains($0[0]) } == [["accept-language", "fr"], ["x-trace", "a"], ["x-trace", "b"]])
                 #expect(echoed.headers.contains(["user-agent", "my-app/1.0"]))
-                let escaping = await expectParleyError(.invalidRequest) { try await client.send(GetFile(name: "..")) }
+                let escaping = await #expect(throws: ParleyError.self) { try await client.send(GetFile(name: "..")) }
+                #expect(escaping?.kind == .invalidRequest)
                 #expect(escaping?.message.contains("refusing to send it") == true)
             }
         }

@@ -1,12 +1,10 @@
 // swift-format-ignore-file
-// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+// Laid out line for line as the swift blocks of the article it compiles (scripts/check-docs).
 import Foundation
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyDemoServer
 import Testing
-
-@testable import ParleyTestSupport
 
 // The Swift blocks of Sources/Parley/Parley.docc/Resilience.md, compiled and run against the demo server.
 enum DocCResilience {
@@ -115,7 +113,8 @@ let apiKey = "pk_demo/+=&?#% 42"             // and its API key at /auth/key
                 #expect(try await keyed.send(KeyCheck())["via"] == "header")
                 #expect(try await queried.send(KeyCheck())["via"] == "query")
                 let wrong = Client(baseURL: baseURL, middlewares: [.basicAuth(username: "ada", password: "guess")])
-                let refused = await expectParleyError(.unacceptableStatus) { try await wrong.send(BasicUser()) }
+                let refused = await #expect(throws: ParleyError.self) { try await wrong.send(BasicUser()) }
+                #expect(refused?.kind == .unacceptableStatus)
                 #expect(refused?.status?.code == 401)
             }
         }
@@ -133,7 +132,8 @@ let apiKey = "pk_demo/+=&?#% 42"             // and its API key at /auth/key
                 print(error.kind)   // redirect
             }
             #expect(try await cautious.send(Hops(count: 2))["path"]?.stringValue == "/echo")
-            await expectParleyError(.redirect) { try await cautious.send(Hops(count: 3)) }
+            let thrown = await #expect(throws: ParleyError.self) { try await cautious.send(Hops(count: 3)) }
+            #expect(thrown?.kind == .redirect)
         }
 
         @Test("limits: a decompression bomb fails fast with bodyTooLarge")
@@ -155,7 +155,8 @@ let apiKey = "pk_demo/+=&?#% 42"             // and its API key at /auth/key
             } catch {
                 print(error.kind)   // bodyTooLarge
             }
-            await expectParleyError(.bodyTooLarge) { try await bounded.send(Bomb()) }
+            let thrown = await #expect(throws: ParleyError.self) { try await bounded.send(Bomb()) }
+            #expect(thrown?.kind == .bodyTooLarge)
         }
     }
 }

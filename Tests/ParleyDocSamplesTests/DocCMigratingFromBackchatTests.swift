@@ -1,12 +1,10 @@
 // swift-format-ignore-file
-// Laid out line for line as the swift blocks of the articles and README it compiles (scripts/check-docs, scripts/check-readme).
+// Laid out line for line as the swift blocks of the article it compiles (scripts/check-docs).
 import Foundation
 import Parley
 import ParleyDemoServer
 import ParleyURLSession
 import Testing
-
-@testable import ParleyTestSupport
 
 // The Parley blocks of Sources/Parley/Parley.docc/MigratingFromBackchat.md, compiled and run against the demo server.
 enum DocCMigratingFromBackchat {
@@ -114,7 +112,8 @@ extension DocCMigratingFromBackchat {
                 let user = try await client.send(GetCheckedUser(id: 1))
                 print(user.name)   // Ada Lovelace
                 #expect(user.name == "Ada Lovelace")
-                await expectParleyError(.unacceptableStatus) { try await client.send(GetCheckedUser(id: 99)) }
+                let thrown = await #expect(throws: ParleyError.self) { try await client.send(GetCheckedUser(id: 99)) }
+                #expect(thrown?.kind == .unacceptableStatus)
                 try await client.shutdown()
                 try await tokens.shutdown()
             }
@@ -122,8 +121,20 @@ extension DocCMigratingFromBackchat {
     }
 }
 
-// The article's `extension User`: here the tests' own `User` and `GetUser` (Tests/ParleyTestSupport), which have
-// the article's shape.
+// The article's `extension User` extends the `User` of its first blocks: here a file-scope copy of it and of `GetUser`
+// (the enum's are nested, and an extension is declared at file scope), private to this file.
+private struct User: Codable, Sendable {
+    let id: Int
+    let name: String
+    let email: String
+}
+
+private struct GetUser: Endpoint {
+    typealias Response = User
+    let id: Int
+    var path: Path { "/users/\(id)" }
+}
+
 extension User {
     static func get(_ id: Int) -> GetUser { GetUser(id: id) }
 }
