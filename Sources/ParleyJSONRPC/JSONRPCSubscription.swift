@@ -10,9 +10,9 @@ public import Parley
 ///
 /// ```swift
 /// // eth_subscribe: {"method": "eth_subscription", "params": {"subscription": "0x9c…", "result": {…}}}
-/// .parameter("subscription", of: "eth_subscription")
+/// let heads: JSONRPCSubscriptionMatcher = .parameter("subscription", of: "eth_subscription")
 /// // every notification of one method, whatever its parameters
-/// .method("tick")
+/// let ticks: JSONRPCSubscriptionMatcher = .method("tick")
 /// ```
 public struct JSONRPCSubscriptionMatcher: Sendable {
     /// The notification method this subscription receives.

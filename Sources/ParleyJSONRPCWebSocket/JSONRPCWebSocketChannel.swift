@@ -32,7 +32,7 @@ import WSClient
 ///     notifications: .parameter("subscription", of: "eth_subscription"),
 ///     unsubscribe: "eth_unsubscribe"
 /// )
-/// for try await head in heads { … }           // continues across reconnects
+/// for try await head in heads { print(head.params ?? .null) }   // continues across reconnects
 /// ```
 public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     /// What the connection is doing, for logs and dashboards.
@@ -182,7 +182,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     ///     JSONRPCDynamicMethod("eth_subscribe", params: ["newHeads"]),
     ///     notifications: .parameter("subscription", of: "eth_subscription"),
     ///     unsubscribe: "eth_unsubscribe",
-    ///     backfill: { last in try await headsSince(last) }    // the heads after the last one seen
+    ///     backfill: { (last) async throws(ParleyError) in try await headsSince(last) }   // the heads after the last one seen
     /// )
     /// ```
     ///

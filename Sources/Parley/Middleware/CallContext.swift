@@ -10,9 +10,13 @@ public import HTTPTypes
 ///
 /// ```swift
 /// struct LogAttempts: ClientMiddleware {
-///     func intercept(…) async throws -> (HTTPResponse, HTTPBody?) {
+///     func intercept(
+///         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+///         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+///     ) async throws -> (HTTPResponse, HTTPBody?) {
 ///         let attempt = CallContext.current?.attempt ?? 1
-///         …
+///         print("\(operationID): attempt \(attempt)")
+///         return try await next(request, body, baseURL)
 ///     }
 /// }
 /// ```

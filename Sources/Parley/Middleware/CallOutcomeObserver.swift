@@ -11,7 +11,12 @@ public import HTTPTypes
 /// ```swift
 /// struct FailureCounter: ClientMiddleware, CallOutcomeObserver {
 ///     let failures: Counter
-///     func intercept(…) async throws -> (HTTPResponse, HTTPBody?) { try await next(request, body, baseURL) }
+///     func intercept(
+///         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+///         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+///     ) async throws -> (HTTPResponse, HTTPBody?) {
+///         try await next(request, body, baseURL)
+///     }
 ///     func callFailedAfterChain(_ error: ParleyError, request: HTTPRequest, endpoint: String) { failures.increment() }
 /// }
 /// ```

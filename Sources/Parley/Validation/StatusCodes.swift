@@ -2,7 +2,7 @@
 ///
 /// ```swift
 /// let codes: StatusCodes = [200...299, 304...304]
-/// StatusCodes.successful.contains(204)   // true
+/// let ok = StatusCodes.successful.contains(204)   // true
 /// ```
 public struct StatusCodes: Sendable, Hashable, ExpressibleByArrayLiteral, CustomStringConvertible {
     /// The ranges, as given.

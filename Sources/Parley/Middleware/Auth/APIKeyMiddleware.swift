@@ -9,9 +9,9 @@ public import OpenAPIRuntime
 /// Sends an API key with every request, in a header field or a query item.
 ///
 /// ```swift
-/// Client(baseURL: api, middlewares: [.apiKey(key)])                        // X-API-Key: <key>
-/// Client(baseURL: api, middlewares: [.apiKey(key, header: "Api-Token")])
-/// Client(baseURL: api, middlewares: [.apiKey(key, queryItem: "api_key")])  // …?api_key=<percent-encoded key>
+/// let client = Client(baseURL: api, middlewares: [.apiKey(key)])                        // X-API-Key: <key>
+/// let renamed = Client(baseURL: api, middlewares: [.apiKey(key, header: "Api-Token")])
+/// let inQuery = Client(baseURL: api, middlewares: [.apiKey(key, queryItem: "api_key")])  // …?api_key=<percent-encoded key>
 /// ```
 ///
 /// The key is added after the client built the request, so the request summary in a ``ParleyError`` (made from

@@ -10,7 +10,7 @@
 ///
 /// ```swift
 /// struct TokenResponse: Decodable { let access_token: String; let expires_in: Int? }
-/// let reply: TokenResponse = …
+/// let reply = try JSONDecoder().decode(TokenResponse.self, from: body)
 /// let token = AccessToken(reply.access_token, expiresIn: reply.expires_in.map { .seconds($0) })
 /// ```
 ///
