@@ -184,14 +184,15 @@ struct PinnedRetryTests {
                 let answer = try await client.send(Ping())
                 #expect(answer == [:])
             }
-            #expect(transport.pinnedListenerCount == 3)
+            // Each origin had a socket of its own, and each closes once idle (under load, the first may close before the
+            // last request is sent: the count at any instant says little, the closures say it all).
             var closed: Set<String> = []
             while closed.count < 3, let origin = await closures.next() { closed.insert(origin) }
             #expect(closed == Set(servers.map { "127.0.0.1:\($0.port)" }))
             #expect(transport.pinnedListenerCount == 0)
             let again = try await clients[0].send(Ping())
             #expect(again == [:], "a new socket for a later request")
-            #expect(transport.pinnedListenerCount == 1)
+            #expect(transport.pinnedListenerCount <= 1)
         } catch {
             // Shut down whatever failed: an HTTPClient left running traps when it is deinited.
             try await transport.shutdown()
