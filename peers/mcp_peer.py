@@ -96,5 +96,11 @@ else:
     sock.listen(128)
     port = sock.getsockname()[1]
     print(f"listening on http://127.0.0.1:{port}/mcp", flush=True)
-    config = uvicorn.Config(server.streamable_http_app(), log_level="warning", timeout_graceful_shutdown=1)
+    # Kept-alive connections stay open 75 s (nginx's default) rather than uvicorn's 5 s: the suites share one client
+    # whose idle connections outlive 5 s between tests, and on a loaded machine uvicorn's close often crossed the next
+    # POST (an MCP initialize) on the wire. That race is HTTP/1.1's own, and a POST that meets it fails unsent twice
+    # (the Security and limits article's known limitations; PinnedRetryTests shows it): these suites test MCP, not it.
+    config = uvicorn.Config(
+        server.streamable_http_app(), log_level="warning", timeout_graceful_shutdown=1, timeout_keep_alive=75
+    )
     asyncio.run(uvicorn.Server(config).serve(sockets=[sock]))

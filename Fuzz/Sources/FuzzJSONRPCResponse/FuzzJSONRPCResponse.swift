@@ -47,14 +47,14 @@ func call(_ reply: Data, _ oracle: Oracle) async {
 func dynamicCall(_ reply: Data, _ oracle: Oracle) async {
     let rpc = JSONRPCClient(channel: ReplayChannel(reply: reply), ids: LetterIDs())
     let outcome: Result<JSONValue, ParleyError>
-    do { outcome = .success(try await rpc.call(DynamicMethod("any"))) } catch { outcome = .failure(error) }
+    do { outcome = .success(try await rpc.call(JSONRPCDynamicMethod("any"))) } catch { outcome = .failure(error) }
     oracle.check(outcome, id: "a", single: true, decode: Decode.any)
 }
 
 func batch(_ reply: Data, _ oracle: Oracle) async {
     let rpc = JSONRPCClient(channel: ReplayChannel(reply: reply))
     do {
-        let (int, text, item, any) = try await rpc.batch(IntMethod(), TextMethod(), ItemMethod(), DynamicMethod("any"))
+        let (int, text, item, any) = try await rpc.batch(IntMethod(), TextMethod(), ItemMethod(), JSONRPCDynamicMethod("any"))
         oracle.check(int, id: 1, decode: Decode.int)
         oracle.check(text, id: 2, decode: Decode.text)
         oracle.check(item, id: 3, decode: Decode.item)
@@ -68,8 +68,8 @@ func runtimeBatch(_ reply: Data, _ oracle: Oracle) async {
     let rpc = JSONRPCClient(channel: ReplayChannel(reply: reply), ids: LetterIDs())
     var batch = JSONRPCBatch()
     let item = batch.call(ItemMethod())
-    batch.notify(DynamicMethod("note"))
-    let any = batch.call(DynamicMethod("any"))
+    batch.notify(JSONRPCDynamicMethod("note"))
+    let any = batch.call(JSONRPCDynamicMethod("any"))
     do {
         let results = try await rpc.send(batch)
         oracle.check(results[item], id: "a", decode: Decode.item)
