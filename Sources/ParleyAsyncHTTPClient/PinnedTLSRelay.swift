@@ -384,11 +384,15 @@ final class PinnedTLSRelay: Sendable {
     private func relay(_ child: any Channel, to origin: Origin) async {
         let downstream: NIOAsyncChannel<ByteBuffer, ByteBuffer>
         do {
-            // Wrapped on its event loop, then reading: nothing it received was read before the wrapper was there.
+            // Wrapped on its event loop, in one turn of it, so that nothing can change in between. Nothing may throw once
+            // the wrapper exists: a wrapper dropped unfinished traps. So a channel AsyncHTTPClient already closed is
+            // found out first: adding a handler of no consequence throws once its pipeline is torn down, and turning
+            // reading on throws once it is closed. Reading only asks the loop to read: nothing is read before the
+            // wrapper is there, at the end of this turn.
             downstream = try await child.eventLoop.submit {
-                let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: child)
+                try child.pipeline.syncOperations.addHandler(PipelineProbe())
                 try child.syncOptions?.setOption(.autoRead, value: true)
-                return wrapped
+                return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: child)
             }.get()
         } catch {
             child.close(promise: nil)
@@ -549,6 +553,11 @@ final class PinnedTLSRelay: Sendable {
         }
         return encoded
     }
+}
+
+/// A handler that does nothing: adding it to a channel's pipeline succeeds exactly when the pipeline is still there.
+private final class PipelineProbe: ChannelInboundHandler, Sendable {
+    typealias InboundIn = NIOAny
 }
 
 /// The handshake of a relayed connection did not finish within the connect timeout.
