@@ -65,15 +65,14 @@ enum QuickStartProgram {
         let folder = try CommandScratchFolder()
         let output = folder.path + "/stdout"
         let error = folder.path + "/stderr"
-        let hung = LockedState<Task<Bool, Never>?>(nil)
-        let exit = try await runToEnd(executable.path, [], output: output, error: error) { pid in
-            hung.withLock { $0 = Task { (try? await Task.sleep(for: .seconds(60))) != nil && kill(pid, SIGTERM) == 0 } }
-        }
-        if let guardTask = hung.withLock({ $0 }) {
-            guardTask.cancel()
-            let fired = await guardTask.value
-            #expect(!fired, "QuickStart was still running after 60 s; terminated")
-        }
+        let exit = try await runGuarded(
+            executable.path,
+            [],
+            output: output,
+            error: error,
+            hangGuard: .seconds(60),
+            name: "QuickStart"
+        )
         return (
             exit,
             String(decoding: try Data(contentsOf: URL(fileURLWithPath: output)), as: UTF8.self),

@@ -78,18 +78,16 @@ struct ParleyRun {
             for (name, value) in environment { variables[name] = value }
             inherited = variables
         }
-        let hung = LockedState<Task<Bool, Never>?>(nil)
-        let exit = try await runToEnd(path, spawnArguments, environment: inherited, output: outputURL.path, error: errorURL.path)
-        {
-            pid in
-            hung.withLock { $0 = Task { (try? await Task.sleep(for: hangGuard)) != nil && kill(pid, SIGTERM) == 0 } }
-        }
+        let exit = try await runGuarded(
+            path,
+            spawnArguments,
+            environment: inherited,
+            output: outputURL.path,
+            error: errorURL.path,
+            hangGuard: hangGuard,
+            name: "parley \(arguments.joined(separator: " "))"
+        )
         status = exit.code
-        if let guardTask = hung.withLock({ $0 }) {
-            guardTask.cancel()
-            let fired = await guardTask.value
-            #expect(!fired, "parley \(arguments.joined(separator: " ")) was still running after \(hangGuard); terminated")
-        }
         output = try Data(contentsOf: outputURL)
         error = String(decoding: try Data(contentsOf: errorURL), as: UTF8.self)
     }
@@ -118,6 +116,30 @@ final class CommandScratchFolder: Sendable {
     }
 
     deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// ``runToEnd(_:_:environment:output:error:started:)`` with a watchdog: a child still running after `hangGuard` is
+/// terminated (SIGTERM) and recorded as an issue naming it. (The watchdog's sleep bounds a hung child; it synchronises
+/// nothing: the run ends when the child does.)
+func runGuarded(
+    _ path: String,
+    _ arguments: [String],
+    environment: [String: String]? = nil,
+    output: String,
+    error: String,
+    hangGuard: Duration,
+    name: String
+) async throws -> JSONRPCChildExit {
+    let hung = LockedState<Task<Bool, Never>?>(nil)
+    let exit = try await runToEnd(path, arguments, environment: environment, output: output, error: error) { pid in
+        hung.withLock { $0 = Task { (try? await Task.sleep(for: hangGuard)) != nil && kill(pid, SIGTERM) == 0 } }
+    }
+    if let guardTask = hung.withLock({ $0 }) {
+        guardTask.cancel()
+        let fired = await guardTask.value
+        #expect(!fired, "\(name) was still running after \(hangGuard); terminated")
+    }
+    return exit
 }
 
 /// Runs `path arguments…` to the end, standard input from `/dev/null`, standard output and error appended to the files
