@@ -116,19 +116,26 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         baseURL: URL,
         operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        try await route(request, body: body, baseURL: baseURL, headLimit: nil)
+        try await route(request, body: body, baseURL: baseURL) { url, host in
+            try await execute(request, body: body, url: url, host: host, headLimit: nil)
+        }
     }
 
-    /// Sends the request straight to its server, or, for a pinned client's `https` request, through the relay.
-    private func route(
+    /// Sends the request (by `perform`, given the URL to hand AsyncHTTPClient and the `Host` field to send when that
+    /// URL is not the server's) straight to its server, or, for a pinned client's `https` request, through the relay.
+    ///
+    /// - Parameter isIdempotent: whether the request may be sent twice; `nil` for what the call in progress says
+    ///   (``/Parley/CallContext``), else the method.
+    private func route<Result>(
         _ request: HTTPRequest,
         body: HTTPBody?,
         baseURL: URL,
-        headLimit: Duration?
-    ) async throws -> (HTTPResponse, HTTPBody?) {
+        isIdempotent: Bool? = nil,
+        perform: (_ url: String, _ host: String?) async throws -> Result
+    ) async throws -> Result {
         let url = request.absoluteURLString(baseURL: baseURL)
         guard let pinnedRelay, Self.isHTTPS(request, url: url) else {
-            return try await execute(request, body: body, url: url, host: nil, headLimit: headLimit)
+            return try await perform(url, nil)
         }
         guard let target = Self.httpsTarget(of: request, baseURL: baseURL) else {
             // Never sent unpinned: a pinned client's https request whose server Parley cannot tell.
@@ -143,7 +150,7 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         return try await pinnedRelay.withURL(for: target.origin, pathAndQuery: target.pathAndQuery) { relayURL in
             var mark = pinnedRelay.mark()
             do {
-                return try await execute(request, body: body, url: relayURL, host: target.authority, headLimit: headLimit)
+                return try await perform(relayURL, target.authority)
             } catch {
                 // Only for a connection that closed under AsyncHTTPClient: a cancellation or a timeout is the call's own.
                 if let error = error as? ParleyError, error.kind == .cancelled || error.kind == .timeout { throw error }
@@ -152,13 +159,14 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
                 // and this is a Unix socket), so a request can be written just as that happens and fail unanswered. An
                 // idempotent one whose body can be read again is sent once more on a new connection, as RFC 9110
                 // (9.2.2) lets a client do; any other fails as it did.
-                let idempotent = CallContext.current?.isIdempotent ?? CallContext.isIdempotent(request.method)
+                let idempotent =
+                    isIdempotent ?? CallContext.current?.isIdempotent ?? CallContext.isIdempotent(request.method)
                 guard idempotent, body.map({ $0.iterationBehavior == .multiple }) ?? true, !Task.isCancelled,
                     Self.closedUnanswered(error)
                 else { throw error }
                 mark = pinnedRelay.mark()
                 do {
-                    return try await execute(request, body: body, url: relayURL, host: target.authority, headLimit: headLimit)
+                    return try await perform(relayURL, target.authority)
                 } catch {
                     if let error = error as? ParleyError, error.kind == .cancelled || error.kind == .timeout { throw error }
                     throw pinnedRelay.failure(of: target.origin, since: mark) ?? error
@@ -224,35 +232,14 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         var outgoing = HTTPClientRequest(url: url)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
-        outgoing.headers.reserveCapacity(request.headerFields.count + 1)
-        if let host { outgoing.headers.add(name: "Host", value: host) }
-        // HTTPFields keeps a Cookie field as crumbs (one field per cookie, as HTTP/2 does); HTTP/1.1 wants one line
-        // (RFC 6265, section 5.4; RFC 9113, section 8.2.3): several Cookie lines reach many servers as one broken value.
-        var cookies: [String] = []
-        for field in request.headerFields {
-            if field.name == .cookie {
-                cookies.append(field.value)
-                continue
-            }
-            // A relayed request's Host is the server's, set above: one Host line only.
-            if host != nil, field.name.canonicalName == "host" { continue }
-            outgoing.headers.add(name: field.name.rawName, value: field.value)
-        }
-        if !cookies.isEmpty { outgoing.headers.add(name: "Cookie", value: cookies.joined(separator: "; ")) }
+        outgoing.headers = Self.headers(of: request, host: host)
         var bodyProgress: RequestBodyProgress?
         if let body {
             switch body.length {
             case .known(let count) where count <= Self.wholeRequestBodyLimit:
                 // A small body of known length goes out as one buffer with the head: no task pulling an async
                 // sequence chunk by chunk, no extra hops between the event loop and the caller's executor.
-                var buffer = ByteBuffer()
-                buffer.reserveCapacity(Int(count))
-                do {
-                    for try await chunk in body { buffer.writeBytes(chunk) }
-                } catch {
-                    throw ParleyError.wrapping(error, as: .transport, "The request body could not be read: \(error)")
-                }
-                outgoing.body = .bytes(buffer)
+                outgoing.body = .bytes(try await Self.collect(body, count: count))
             case .known, .unknown:
                 bodyProgress = stream(body, into: &outgoing)
             }
@@ -285,19 +272,10 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         } catch {
             throw Self.translate(error, request: request, bodyProgress: bodyProgress, headLimit: Self.passed(deadline, headLimit))
         }
-        var fields = HTTPFields()
-        fields.reserveCapacity(incoming.headers.count)
-        for header in incoming.headers {
-            guard let name = Self.fieldName(header.name) else { continue }
-            fields.append(HTTPField(name: name, value: header.value))
-        }
-        let response = HTTPResponse(
-            status: HTTPResponse.Status(code: Int(incoming.status.code), reasonPhrase: incoming.status.reasonPhrase),
-            headerFields: fields
-        )
+        let response = Self.response(status: incoming.status, headers: incoming.headers)
         if request.method == .head { return (response, nil) }
         let length: HTTPBody.Length =
-            if let header = fields[.contentLength], let count = HeaderNumber.nonNegative(header) {
+            if let header = response.headerFields[.contentLength], let count = HeaderNumber.nonNegative(header) {
                 .known(Int64(count))
             } else {
                 .unknown
@@ -308,6 +286,12 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
             iterationBehavior: .single
         )
         return (response, responseBody)
+    }
+
+    /// A failure of ``WholeResponseReader/read(_:on:limits:)`` as a ``/Parley/ParleyError``.
+    private static func translate(whole error: any Error, request: HTTPRequest) -> ParleyError {
+        guard let failure = error as? WholeResponseReader.Failure else { return translate(error, request: request) }
+        return translate(failure.underlying, request: request, afterHead: failure.afterHead)
     }
 
     /// `headLimit` when `deadline`, the head's, has passed: whatever error the request then failed with (the deadline's
@@ -327,6 +311,54 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
             outgoing.body = .stream(stream, length: .unknown)
         }
         return progress
+    }
+
+    /// The header lines AsyncHTTPClient sends for `request`, with `host` as its `Host` when given (a relayed request).
+    static func headers(of request: HTTPRequest, host: String?) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(request.headerFields.count + 1)
+        if let host { headers.add(name: "Host", value: host) }
+        // HTTPFields keeps a Cookie field as crumbs (one field per cookie, as HTTP/2 does); HTTP/1.1 wants one line
+        // (RFC 6265, section 5.4; RFC 9113, section 8.2.3): several Cookie lines reach many servers as one broken value.
+        var cookies: [String] = []
+        for field in request.headerFields {
+            if field.name == .cookie {
+                cookies.append(field.value)
+                continue
+            }
+            // A relayed request's Host is the server's, set above: one Host line only.
+            if host != nil, field.name.canonicalName == "host" { continue }
+            headers.add(name: field.name.rawName, value: field.value)
+        }
+        if !cookies.isEmpty { headers.add(name: "Cookie", value: cookies.joined(separator: "; ")) }
+        return headers
+    }
+
+    /// A request body of known length `count` (at most ``wholeRequestBodyLimit``) in one buffer.
+    static func collect(_ body: HTTPBody, count: Int64) async throws(ParleyError) -> ByteBuffer {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(Int(count))
+        do {
+            for try await chunk in body { buffer.writeBytes(chunk) }
+        } catch {
+            throw ParleyError.wrapping(error, as: .transport, "The request body could not be read: \(error)")
+        }
+        return buffer
+    }
+
+    /// The response head NIO parsed, as swift-http-types' (the names NIO validated are not validated again when they
+    /// are common ones).
+    static func response(status: HTTPResponseStatus, headers: HTTPHeaders) -> HTTPResponse {
+        var fields = HTTPFields()
+        fields.reserveCapacity(headers.count)
+        for header in headers {
+            guard let name = fieldName(header.name) else { continue }
+            fields.append(HTTPField(name: name, value: header.value))
+        }
+        return HTTPResponse(
+            status: HTTPResponse.Status(code: Int(status.code), reasonPhrase: status.reasonPhrase),
+            headerFields: fields
+        )
     }
 
     /// Request bodies of a known length up to this many bytes are read into one buffer and sent with the head;
@@ -411,6 +443,54 @@ extension AsyncHTTPClientTransport: HeadLimitingTransport {
         operationID: String,
         headLimit: Duration
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        try await route(request, body: body, baseURL: baseURL, headLimit: headLimit)
+        try await route(request, body: body, baseURL: baseURL) { url, host in
+            try await execute(request, body: body, url: url, host: host, headLimit: headLimit)
+        }
+    }
+}
+
+extension AsyncHTTPClientTransport: WholeResponseTransport {
+    /// Sends the request and reads its response whole on the connection's event loop (``WholeResponseReader``), for a
+    /// buffered call of Parley's `Client`: one hop back to the caller with the head and the body, instead of one per
+    /// part. Taken only for a request that goes out at once (``boundsHead(of:body:)``).
+    package func sendReadingWhole(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        limits: WholeResponseLimits
+    ) async throws -> (HTTPResponse, WholeBody) {
+        var payload: ByteBuffer?
+        if let body, case .known(let count) = body.length, count > 0 { payload = try await Self.collect(body, count: count) }
+        return try await route(request, body: body, baseURL: baseURL, isIdempotent: limits.isIdempotent) { url, host in
+            let outgoing: HTTPClient.Request
+            do {
+                outgoing = try HTTPClient.Request(
+                    url: url,
+                    method: HTTPMethod(rawValue: request.method.rawValue),
+                    headers: Self.headers(of: request, host: host),
+                    body: payload.map { .byteBuffer($0) }
+                )
+            } catch {
+                throw Self.translate(error, request: request)
+            }
+            let answer: WholeResponseReader.Response
+            do {
+                answer = try await WholeResponseReader.read(outgoing, on: client, limits: limits)
+            } catch let failure as WholeResponseReader.Failure
+                where !failure.afterHead && Self.isStaleConnection(failure.underlying) && !Task.isCancelled
+            {
+                // A pooled connection the server had closed while idle, nothing of the request written on it: sent
+                // again, once, on a new connection (see ``send(_:body:baseURL:operationID:)``).
+                do {
+                    answer = try await WholeResponseReader.read(outgoing, on: client, limits: limits)
+                } catch {
+                    throw Self.translate(whole: error, request: request)
+                }
+            } catch {
+                throw Self.translate(whole: error, request: request)
+            }
+            let response = Self.response(status: answer.head.status, headers: answer.head.headers)
+            return (response, answer.body)
+        }
     }
 }

@@ -95,13 +95,12 @@ final class HTTP1ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler 
     /// it), though NIO has not read that yet. Only on Linux; elsewhere `false`.
     private static func peerHasClosed(_ channel: any Channel) -> Bool {
         #if os(Linux) || os(Android)
-            guard let provider = channel as? any SocketOptionProvider else { return false }
-            var closed = false
-            // On the channel's event loop the option is read at once and the future is already complete.
-            provider.getTCPInfo().assumeIsolated().whenSuccess { info in
-                closed = info.tcpi_state != 1  // TCP_ESTABLISHED
-            }
-            return closed
+            // The first four bytes of `struct tcp_info` (Linux copies as many as asked for): the first is `tcpi_state`.
+            // Read synchronously, on the channel's event loop, without the future of `SocketOptionProvider`.
+            let option = ChannelOptions.Types.SocketOption(level: .tcp, name: .init(rawValue: CInt(TCP_INFO)))
+            guard let options = channel.syncOptions, let head = try? options.getOption(option) else { return false }
+            let state = withUnsafeBytes(of: head) { $0[0] }
+            return state != 1  // TCP_ESTABLISHED
         #else
             return false
         #endif
@@ -150,8 +149,13 @@ extension AsyncHTTPClientTransport {
     /// ``init(configuration:)`` and ``shared`` apply it already; use it for an `HTTPClient` you create yourself
     /// and pass to ``init(client:)``. It keeps an `http1_1ConnectionDebugInitializer` already set (it runs after
     /// Parley's), and applying it twice does no harm.
+    ///
+    /// It also turns off AsyncHTTPClient's own request spans (`configuration.tracing.tracer`, by default the global
+    /// tracer): they record each request's full URL and query unredacted, where API keys and tokens travel. Trace
+    /// with Parley's `TracingMiddleware`, which redacts them; set the tracer again after this call to have both.
     public static func protected(_ configuration: HTTPClient.Configuration) -> HTTPClient.Configuration {
         var configuration = configuration
+        configuration.tracing.tracer = nil
         let previous = configuration.http1_1ConnectionDebugInitializer
         configuration.http1_1ConnectionDebugInitializer = { channel in
             let guarded = HTTP1ConnectionGuard.install(on: channel)

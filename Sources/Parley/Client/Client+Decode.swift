@@ -12,15 +12,16 @@ extension Client {
     func decode<E: Endpoint>(
         _ endpoint: E,
         response: HTTPResponse,
-        body: HTTPBody?
+        body: ResponseBody.Storage
     ) async throws(ParleyError) -> E.Response {
         try await validateHead(endpoint, response: response, body: body)
         let limit = configuration.maxResponseBodySize
-        var storage = ResponseBody.Storage.streaming(body)
+        var storage = body
         let validators = configuration.validators + endpoint.validators
         if !validators.isEmpty {
             let data = try await Self.attachingResponse(response) { () throws(ParleyError) in
-                try await ResponseBody.collect(body, head: response, maxBytes: limit)
+                try await ResponseBody(head: response, storage: body, jsonDecoder: configuration.jsonDecoder, maxBytes: limit)
+                    .data()
             }
             for validator in validators {
                 do {
@@ -42,9 +43,20 @@ extension Client {
         }
     }
 
+    /// Whether `endpoint`'s response is read whole before it is decoded: its decoder reads the whole body
+    /// (``WholeBodyDecoder``), or validators need it. The transport may then read it whole where it arrives.
+    func readsWhole<E: Endpoint>(_ endpoint: E) -> Bool {
+        if let decoder = endpoint.decoder as? any WholeBodyDecoder, decoder.readsWholeBody { return true }
+        return !configuration.validators.isEmpty || !endpoint.validators.isEmpty
+    }
+
     /// Checks the status code and content type against the endpoint's (or the client's) acceptable ones; an
     /// unacceptable status fails with the first bytes of the body in the error.
-    func validateHead<E: Endpoint>(_ endpoint: E, response: HTTPResponse, body: HTTPBody?) async throws(ParleyError) {
+    func validateHead<E: Endpoint>(
+        _ endpoint: E,
+        response: HTTPResponse,
+        body: ResponseBody.Storage
+    ) async throws(ParleyError) {
         let acceptable = endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes
         guard acceptable.contains(response.status.code) else {
             var error = ParleyError(
@@ -53,7 +65,11 @@ extension Client {
                     + "but \(endpoint.name) accepts only \(acceptable)."
             )
             error.response = response
-            error.body = await Self.excerpt(of: body)
+            switch body {
+            case .streaming(let body): error.body = await Self.excerpt(of: body)
+            case .buffered(let data): error.body = data.prefix(ParleyError.excerptLimit)
+            case .tooLarge(let excerpt, _): error.body = excerpt.prefix(ParleyError.excerptLimit)
+            }
             throw error
         }
         if let types = endpoint.acceptableContentTypes ?? configuration.acceptableContentTypes {

@@ -33,10 +33,20 @@ extension Client {
         let timeout = endpoint.timeout ?? configuration.timeout
         // Without an overall timeout, the body must still arrive within responseBodyTimeout.
         let bodyLimit = timeout == nil ? configuration.responseBodyTimeout : nil
-        return try await pipeline.execute(endpoint, body: body, progress: progress, timeout: timeout) {
+        let whole =
+            readsWhole(endpoint)
+            ? WholeResponseLimits(
+                head: nil,  // the pipeline's (per request)
+                body: bodyLimit,
+                maxBytes: configuration.maxResponseBodySize,
+                isIdempotent: endpoint.isIdempotent
+            ) : nil
+        return try await pipeline.execute(endpoint, body: body, progress: progress, timeout: timeout, readingWhole: whole) {
             response,
-            body throws(ParleyError) in
-            let value = try await self.decode(endpoint, response: response, body: BodyDeadline.wrap(body, limit: bodyLimit))
+            storage throws(ParleyError) in
+            var storage = storage
+            if case .streaming(let body) = storage { storage = .streaming(BodyDeadline.wrap(body, limit: bodyLimit)) }
+            let value = try await self.decode(endpoint, response: response, body: storage)
             return (value, response)
         }
     }

@@ -39,13 +39,13 @@ extension Client {
         let idleTimeout = configuration.streamIdleTimeout
         return try await pipeline.execute(endpoint, body: body, extraHeaders: extraHeaders, timeout: timeout) {
             response,
-            responseBody throws(ParleyError) in
+            storage throws(ParleyError) in
             // A resumed download expects 206 or 416, which are the server's answers to the Range it sent.
             let code = response.status.code
             if !(rangeRequested && (code == 206 || code == 416)) {
-                try await self.validateHead(endpoint, response: response, body: responseBody)
+                try await self.validateHead(endpoint, response: response, body: storage)
             }
-            let stream = ByteStream(responseBody, subject: "the response of \(endpoint.name)", idleTimeout: idleTimeout)
+            let stream = ByteStream(storage.body, subject: "the response of \(endpoint.name)", idleTimeout: idleTimeout)
             return StreamedResponse(response: response, body: stream)
         }
     }

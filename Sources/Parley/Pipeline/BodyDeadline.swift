@@ -22,13 +22,6 @@ struct BodyDeadline: BodyWatcher {
 
     func didRead(_ chunk: ArraySlice<UInt8>, _ received: inout Int) throws {
         received += chunk.count
-        guard ContinuousClock.now <= deadline else {
-            throw ParleyError(
-                .timeout,
-                "The response body did not arrive in full within \(limit) of its head "
-                    + "(Client.Configuration.responseBodyTimeout): \(received) bytes came, too slowly. Raise the "
-                    + "limit, or set a timeout on the endpoint or the client, if the server is legitimately this slow."
-            )
-        }
+        guard ContinuousClock.now <= deadline else { throw WholeResponseLimits.bodyExpired(limit, received: received) }
     }
 }

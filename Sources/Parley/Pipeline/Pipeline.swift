@@ -38,6 +38,12 @@ import OpenAPIRuntime
 final class Pipeline: Sendable {
     /// A stage's view of what is below it: the `next` of a `ClientMiddleware`.
     typealias Handler = @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    /// Stages 7 to 9 of a call whose response is read whole by the transport (``WholeResponseTransport``): the call's
+    /// scope is handed down, not bound as a task-local, since no middleware runs below.
+    typealias WholeHandler =
+        @Sendable (HTTPRequest, HTTPBody?, URL, CallScope) async throws -> (
+            HTTPResponse, ResponseBody.Storage
+        )
 
     let baseURL: URL
     let base: Result<BaseURL, ParleyError>
@@ -49,6 +55,11 @@ final class Pipeline: Sendable {
     let requestMiddlewares: [any ClientMiddleware]
     /// Stages 6 to 9, composed once.
     let handler: Handler
+    /// Stages 7 to 9 for responses read whole where they arrive, when nothing between the transport and the decoder
+    /// can observe the body (no middleware, no cache) and the transport can (``WholeResponseTransport``).
+    let wholeHandler: WholeHandler?
+    /// The transport of ``wholeHandler``, which says per request whether it can read the response whole.
+    let wholeTransport: (any WholeResponseTransport)?
     /// Whether a stage may change a request on its way to the transport (a middleware, the cookie jar).
     let recordsSentRequests: Bool
     /// What the client treats as secret (``SensitiveFields/current`` within its calls).
@@ -81,9 +92,27 @@ final class Pipeline: Sendable {
             handler = { request, body, url in try await cache.handle(request, body: body, baseURL: url, next: below) }
         }
         if let jar = configuration.cookies { handler = Self.cookieStage(jar, around: handler) }
-        handler = Self.redirectStage(RedirectFollower(policy: configuration.redirects), around: handler)
+        let redirects = RedirectFollower(policy: configuration.redirects)
+        handler = Self.redirectStage(redirects, around: handler)
         handler = Self.middlewareStage(self.middlewares, around: handler)
         self.handler = handler
+        // The fast path: the same stages 7 to 9 for a body that nothing but the decoder reads.
+        if let whole = transport as? any WholeResponseTransport, middlewares.isEmpty, requestMiddlewares.isEmpty,
+            configuration.cache == nil
+        {
+            var wholeHandler = Self.wholeTransportStage(whole, base: try? base.get(), decompression: configuration.decompression)
+            if let jar = configuration.cookies { wholeHandler = Self.cookieStage(jar, around: wholeHandler) }
+            let below = wholeHandler
+            self.wholeHandler = { request, body, url, scope in
+                try await redirects.send(request, body: body, baseURL: url, drain: { _ in }) { request, body, url in
+                    try await below(request, body, url, scope)
+                }
+            }
+            wholeTransport = whole
+        } else {
+            wholeHandler = nil
+            wholeTransport = nil
+        }
     }
 
     /// Tracing is per request (stage 8), wherever it is listed: the first ``TracingMiddleware`` of either list goes
@@ -106,14 +135,17 @@ final class Pipeline: Sendable {
     ///   - extraHeaders: fields added to the request where the endpoint does not set them (a download's `Range`).
     ///   - progress: told of the request body's bytes as the transport takes them.
     ///   - timeout: the call's limit over every stage, `consume` included; `nil` for none.
-    ///   - consume: the adapter's step on the response; its body holds the call's slot until read or dropped.
+    ///   - whole: set when `consume` reads the whole body anyway: the transport may then read it whole where it
+    ///     arrives, within these limits (``wholeHandler``), and `consume` gets it buffered.
+    ///   - consume: the adapter's step on the response; a streamed body holds the call's slot until read or dropped.
     func execute<E: Endpoint, Value: Sendable>(
         _ endpoint: E,
         body override: RequestBody? = nil,
         extraHeaders: HTTPFields = [:],
         progress: ProgressReporter? = nil,
         timeout: Duration?,
-        consume: @escaping @Sendable (HTTPResponse, HTTPBody?) async throws(ParleyError) -> Value
+        readingWhole whole: WholeResponseLimits? = nil,
+        consume: @escaping @Sendable (HTTPResponse, ResponseBody.Storage) async throws(ParleyError) -> Value
     ) async throws(ParleyError) -> Value {
         // 1. target
         let target = try makeRequestHead(endpoint)
@@ -139,12 +171,19 @@ final class Pipeline: Sendable {
                 headTimeout: endpoint.timeout ?? configuration.responseHeadTimeout,
                 requests: requestMiddlewares.isEmpty ? nil : RequestCounter(),
                 sensitiveFields: sensitiveFields,
-                sent: sent
+                sent: sent,
+                whole: whole
             )
             let response: HTTPResponse
-            var responseBody: HTTPBody?
+            var storage: ResponseBody.Storage
             do {
-                (response, responseBody) = try await exchange(request, body: body, endpoint: endpoint, scope: scope)
+                if whole != nil, let wholeHandler, let wholeTransport, wholeTransport.boundsHead(of: request, body: body) {
+                    (response, storage) = try await wholeHandler(request, body, baseURL, scope)
+                } else {
+                    let responseBody: HTTPBody?
+                    (response, responseBody) = try await exchange(request, body: body, endpoint: endpoint, scope: scope)
+                    storage = .streaming(responseBody)
+                }
             } catch {
                 permit?.release()
                 let classified = Self.classify(error)
@@ -153,10 +192,16 @@ final class Pipeline: Sendable {
                 }
                 throw failure(classified, target: target, built: request, sent: sent)
             }
-            if let permit { responseBody = ConcurrencyLimiter.holding(permit, until: responseBody) }
+            if let permit {
+                if case .streaming(let responseBody) = storage {
+                    storage = .streaming(ConcurrencyLimiter.holding(permit, until: responseBody))
+                } else {
+                    permit.release()  // the body is read
+                }
+            }
             // 10. consume
             do throws(ParleyError) {
-                return try await consume(response, responseBody)
+                return try await consume(response, storage)
             } catch {
                 let failure = failure(error, target: target, built: request, sent: sent)
                 CallScope.$current.withValue(scope) {  // what is secret (SensitiveFields.current), for the observers
@@ -230,25 +275,44 @@ final class Pipeline: Sendable {
 
     /// Stage 7: redirects followed under the middlewares, so that each middleware sees the call once.
     private static func redirectStage(_ redirects: RedirectFollower, around next: @escaping Handler) -> Handler {
-        { request, body, url in try await redirects.send(request, body: body, baseURL: url, hop: next) }
+        { request, body, url in
+            try await redirects.send(request, body: body, baseURL: url, drain: UnusedBody.drain) { request, body, url in
+                try await next(request, body, url)
+            }
+        }
     }
 
     /// Stage 8, first: the cookies of the jar that belong to the request's URL added to it, the ones its response sets
     /// stored. Under the redirects, so that each hop sends its own URL's cookies and keeps what it sets.
     private static func cookieStage(_ jar: CookieJar, around next: @escaping Handler) -> Handler {
         { request, body, url in
-            guard let target = URL(string: request.absoluteURLString(baseURL: url)) else {
-                return try await next(request, body, url)
-            }
-            var request = request
-            if let cookies = jar.cookieHeader(for: target) {
-                let own = request.headerFields[values: .cookie]
-                request.headerFields[.cookie] = (own + [cookies]).joined(separator: "; ")
-            }
-            let (response, responseBody) = try await next(request, body, url)
-            jar.store(response.headerFields[values: .setCookie], from: target)
-            return (response, responseBody)
+            try await withCookies(of: jar, request, url) { request in try await next(request, body, url) }
         }
+    }
+
+    /// ``cookieStage(_:around:)`` for a response read whole.
+    private static func cookieStage(_ jar: CookieJar, around next: @escaping WholeHandler) -> WholeHandler {
+        { request, body, url, scope in
+            try await withCookies(of: jar, request, url) { request in try await next(request, body, url, scope) }
+        }
+    }
+
+    /// `send(request)` with the jar's cookies for its URL added, the ones its response sets stored.
+    private static func withCookies<Payload>(
+        of jar: CookieJar,
+        _ request: HTTPRequest,
+        _ url: URL,
+        send: (HTTPRequest) async throws -> (HTTPResponse, Payload)
+    ) async throws -> (HTTPResponse, Payload) {
+        guard let target = URL(string: request.absoluteURLString(baseURL: url)) else { return try await send(request) }
+        var request = request
+        if let cookies = jar.cookieHeader(for: target) {
+            let own = request.headerFields[values: .cookie]
+            request.headerFields[.cookie] = (own + [cookies]).joined(separator: "; ")
+        }
+        let (response, payload) = try await send(request)
+        jar.store(response.headerFields[values: .setCookie], from: target)
+        return (response, payload)
     }
 
     /// Stage 8: each request handed down counted (``CallScope/requests``), for the request middlewares.
@@ -303,6 +367,38 @@ final class Pipeline: Sendable {
             }
             guard let decompression else { return (response, responseBody) }
             return try decompression.decode(response, body: responseBody)
+        }
+    }
+
+    /// Stage 9 for a response read whole (``WholeResponseTransport``): the same checks and limits as
+    /// ``transportStage(_:base:decompression:)``, the head and the body bounded by the transport where the bytes arrive.
+    /// A compressed body is inflated as the decoder reads it, by the same ``ResponseDecompression``.
+    private static func wholeTransportStage(
+        _ transport: any WholeResponseTransport,
+        base: BaseURL?,
+        decompression: ResponseDecompression?
+    ) -> WholeHandler {
+        { request, body, url, scope in
+            let request = decompression?.prepare(request) ?? request
+            let url = Client.transportBaseURL(for: request, base: base, fallback: url)
+            try HeaderInjection.check(request)
+            scope.sent?.record(request, baseURL: url)
+            // Always set on this path: `execute` takes it only for a call that reads whole.
+            guard var limits = scope.whole else { throw ParleyError(.invalidRequest, "No limits for a whole response.") }
+            limits.head = scope.headTimeout
+            let response: HTTPResponse
+            let whole: WholeBody
+            do {
+                (response, whole) = try await transport.sendReadingWhole(request, body: body, baseURL: url, limits: limits)
+            } catch {
+                throw transportFailure(error, request: request)
+            }
+            let storage = ResponseBody.Storage(whole, maxBytes: limits.maxBytes)
+            guard let decompression, case .buffered(let data) = storage, !data.isEmpty,
+                ResponseDecompression.coding(of: response) != nil
+            else { return (response, storage) }
+            let (decoded, inflating) = try decompression.decode(response, body: HTTPBody(data))
+            return (decoded, .streaming(inflating))
         }
     }
 
@@ -426,6 +522,8 @@ struct CallScope: Sendable {
     let sensitiveFields: SensitiveFields
     /// The last request handed to the transport, for ``ParleyError/curlCommand``.
     var sent: SentRequest? = nil
+    /// The limits of a response read whole (``Pipeline/wholeHandler``), when the call reads it whole.
+    var whole: WholeResponseLimits? = nil
 
     @TaskLocal static var current: CallScope?
 }

@@ -119,3 +119,19 @@ struct InvalidUTF8Error: Error, CustomStringConvertible {
         }
     }
 }
+
+extension JSONResponseDecoder: WholeBodyDecoder {
+    package var readsWholeBody: Bool { true }
+}
+
+extension StringResponseDecoder: WholeBodyDecoder {
+    package var readsWholeBody: Bool { true }
+}
+
+extension DataResponseDecoder: WholeBodyDecoder {
+    package var readsWholeBody: Bool { true }
+}
+
+extension OptionalResponseDecoder: WholeBodyDecoder {
+    package var readsWholeBody: Bool { true }
+}

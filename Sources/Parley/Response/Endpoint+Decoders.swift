@@ -130,3 +130,8 @@ struct UnsupportedResponseType: Error, CustomStringConvertible {
             + "give the endpoint a `decoder` that produces it"
     }
 }
+
+extension DefaultResponseDecoder: WholeBodyDecoder {
+    /// Every response type but `Void` is read whole.
+    package var readsWholeBody: Bool { Value.self != Void.self }
+}

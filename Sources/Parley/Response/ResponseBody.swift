@@ -13,6 +13,27 @@ public struct ResponseBody: Sendable {
     enum Storage: Sendable {
         case buffered(Data)
         case streaming(HTTPBody?)
+        /// A body the transport stopped reading past ``ResponseBody/maxBytes``: its first bytes, for an error's
+        /// excerpt, and the error reading it fails with, as reading a streamed one that large would.
+        case tooLarge(excerpt: Data, error: ParleyError)
+
+        /// The storage of a body read whole by the transport, at most `maxBytes` long.
+        init(_ whole: WholeBody, maxBytes: Int) {
+            switch whole {
+            case .complete(let data): self = .buffered(data)
+            case .tooLarge(let excerpt, let declared):
+                self = .tooLarge(excerpt: excerpt, error: ResponseBody.tooLarge(maxBytes, declared: declared))
+            }
+        }
+
+        /// The body as a stream (a body too large fails when read).
+        var body: HTTPBody? {
+            switch self {
+            case .buffered(let data): data.isEmpty ? nil : HTTPBody(data)
+            case .streaming(let body): body
+            case .tooLarge(_, let error): HTTPBody(FailingBody(error: error), length: .unknown, iterationBehavior: .single)
+            }
+        }
     }
 
     /// The response head: status and header fields.
@@ -44,16 +65,13 @@ public struct ResponseBody: Sendable {
             return data
         case .streaming(let body):
             return try await Self.collect(body, head: head, maxBytes: maxBytes)
+        case .tooLarge(_, let error):
+            throw error
         }
     }
 
     /// The body as a stream of byte chunks (`nil` when the response has no body).
-    public func stream() -> HTTPBody? {
-        switch storage {
-        case .buffered(let data): data.isEmpty ? nil : HTTPBody(data)
-        case .streaming(let body): body
-        }
-    }
+    public func stream() -> HTTPBody? { storage.body }
 
     /// Reads and drops the body without holding it, so the connection can be reused.
     public func discard() async throws(ParleyError) {
@@ -92,7 +110,7 @@ public struct ResponseBody: Sendable {
         }
     }
 
-    private static func tooLarge(_ maxBytes: Int, declared: Int64?) -> ParleyError {
+    static func tooLarge(_ maxBytes: Int, declared: Int64?) -> ParleyError {
         let declaredText = declared.map { "declares \($0) bytes (Content-Length)" } ?? "grew past the limit while reading"
         return ParleyError(
             .bodyTooLarge,
@@ -100,4 +118,17 @@ public struct ResponseBody: Sendable {
                 + "Raise Client.Configuration.maxResponseBodySize, or stream the body instead of buffering it."
         )
     }
+}
+
+/// A body whose reading fails at once with `error` (a body Parley stopped reading: ``ResponseBody/Storage/tooLarge(excerpt:declared:)``).
+struct FailingBody: AsyncSequence, Sendable {
+    typealias Element = ArraySlice<UInt8>
+    let error: ParleyError
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let error: ParleyError
+        func next() async throws -> ArraySlice<UInt8>? { throw error }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(error: error) }
 }

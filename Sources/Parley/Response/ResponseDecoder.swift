@@ -18,3 +18,11 @@ public protocol ResponseDecoder<Value>: Sendable {
     /// Decodes the response.
     func decode(_ response: ResponseBody) async throws -> Value
 }
+
+/// A decoder that reads the whole body before it decodes (``ResponseBody/data()``): the client's transport may then read
+/// it whole where its bytes arrive (``WholeResponseTransport``) instead of streaming it to the decoder. Parley's own
+/// buffering decoders are; a decoder of yours is streamed to, as it may want (it may read the body whole too).
+package protocol WholeBodyDecoder: ResponseDecoder {
+    /// Whether this decoder reads the whole body (`DefaultResponseDecoder<Void>` drops it unread).
+    var readsWholeBody: Bool { get }
+}

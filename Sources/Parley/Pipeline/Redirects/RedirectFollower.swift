@@ -10,10 +10,17 @@ import OpenAPIRuntime
 /// Follows redirects by a ``RedirectPolicy`` around one hop function (the transport, below the middlewares): sends,
 /// asks the ``RedirectState`` what to do with the answer, drains the redirect's body and sends the next hop.
 struct RedirectFollower: Sendable {
-    typealias Hop = @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     let policy: RedirectPolicy
 
-    func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, hop: Hop) async throws -> (HTTPResponse, HTTPBody?) {
+    /// Sends `request` by `hop`, then each redirect the policy follows; `drain` drops a redirect's response body
+    /// (a streamed one is read a little, so that its connection can be reused; one read whole is simply let go).
+    func send<Payload>(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        drain: (Payload) async -> Void,
+        hop: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, Payload)
+    ) async throws -> (HTTPResponse, Payload) {
         guard policy.maxRedirects > 0 else { return try await hop(request, body, baseURL) }
         var request = request
         var body = body
@@ -30,11 +37,11 @@ struct RedirectFollower: Sendable {
             case .answer:
                 return (response, responseBody)
             case .refuse(var error):
-                await UnusedBody.drain(responseBody)
+                await drain(responseBody)
                 error.response = response
                 throw error
             case .follow(let next, let keepsBody):
-                await UnusedBody.drain(responseBody)
+                await drain(responseBody)
                 request = next
                 if !keepsBody { body = nil }
             }
