@@ -12,7 +12,13 @@ extension HTTPRequest {
     package func absoluteURLString(baseURL: URL?) -> String {
         let path = self.path ?? "/"
         if let scheme, let authority {
-            return scheme + "://" + authority + path
+            var url = ""
+            url.reserveCapacity(scheme.utf8.count + 3 + authority.utf8.count + path.utf8.count)
+            url += scheme
+            url += "://"
+            url += authority
+            url += path
+            return url
         }
         var base = baseURL?.absoluteString ?? ""
         while base.hasSuffix("/") { base.removeLast() }

@@ -21,20 +21,27 @@ enum HeaderInjection {
                     + "refusing to send it. Validate values with HTTPField.isValidValue before setting them. Nothing was sent."
             )
         }
-        for (part, value) in [("path", request.path), ("authority", request.authority)] {
-            guard let value, value.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) else { continue }
-            throw ParleyError(
-                .invalidRequest,
-                "The request's \(part) holds a space or tab, which only a middleware can put there (Parley "
-                    + "percent-encodes them) and which is what HTTPTypes makes of a CR, LF or NUL: refusing to send it. "
-                    + "Percent-encode the \(part) instead. Nothing was sent."
-            )
-        }
+        try checkSpaces(in: request.path, part: "path")
+        try checkSpaces(in: request.authority, part: "authority")
     }
 
-    /// Whether `value` has two whitespace bytes in a row followed by a field name (an RFC 9110 token) and a colon.
+    private static func checkSpaces(in value: String?, part: String) throws(ParleyError) {
+        guard let value, value.utf8.contains(where: { $0 == 0x20 || $0 == 0x09 }) else { return }
+        throw ParleyError(
+            .invalidRequest,
+            "The request's \(part) holds a space or tab, which only a middleware can put there (Parley "
+                + "percent-encodes them) and which is what HTTPTypes makes of a CR, LF or NUL: refusing to send it. "
+                + "Percent-encode the \(part) instead. Nothing was sent."
+        )
+    }
+
     static func looksInjected(_ value: String) -> Bool {
-        let bytes = Array(value.utf8)
+        // A native string's bytes are read in place; only a bridged one is copied.
+        if let found = value.utf8.withContiguousStorageIfAvailable({ looksInjected(bytes: $0) }) { return found }
+        return looksInjected(bytes: Array(value.utf8))
+    }
+
+    private static func looksInjected<Bytes: RandomAccessCollection<UInt8>>(bytes: Bytes) -> Bool where Bytes.Index == Int {
         var index = 0
         while index + 1 < bytes.count {
             guard isWhitespace(bytes[index]), isWhitespace(bytes[index + 1]) else {
