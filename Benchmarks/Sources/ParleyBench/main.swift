@@ -2,6 +2,7 @@
 // A benchmark harness: a missing value is a broken setup, and stopping there is what it should do.
 import AsyncHTTPClient
 import Foundation
+import NIOCore
 import Parley
 import ParleyAsyncHTTPClient
 import ParleyJSONRPC
@@ -36,6 +37,11 @@ let quick = arguments.contains("--quick")
 let rounds = quick ? 5 : 21
 let scale = quick ? 1 : 2
 
+// `PARLEY_BENCH_LOOPS=N` sets the number of event loops of NIO's singleton group (default: one per core the cgroup
+// allows, which taskset does not restrict), for probing what a caller on another loop than its connection costs.
+if let loops = ProcessInfo.processInfo.environment["PARLEY_BENCH_LOOPS"].flatMap(Int.init) {
+    NIOSingletons.groupLoopCountSuggestion = loops
+}
 var configuration = AsyncHTTPClientTransport.defaultConfiguration
 configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
 let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
