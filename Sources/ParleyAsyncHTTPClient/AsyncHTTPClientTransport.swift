@@ -33,6 +33,8 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
     package let ownsClient: Bool
     /// Carries `https` connections when the transport's TLS policy pins public keys (``init(configuration:tls:)``).
     let pinnedRelay: PinnedTLSRelay?
+    /// The client's event loops as task executors, for reading a whole response on one (``read(_:limits:)``).
+    let loopExecutors: EventLoopTaskExecutors
 
     /// A transport on an `HTTPClient` you own. ``shutdown()`` leaves it running.
     ///
@@ -43,6 +45,7 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         self.client = client
         self.ownsClient = false
         self.pinnedRelay = nil
+        self.loopExecutors = EventLoopTaskExecutors(client.eventLoopGroup)
     }
 
     /// A transport that creates (and, on ``shutdown()``, shuts down) its own `HTTPClient`, with Parley's
@@ -56,6 +59,7 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         self.client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: Self.protected(configuration))
         self.ownsClient = true
         self.pinnedRelay = pinnedRelay
+        self.loopExecutors = EventLoopTaskExecutors(client.eventLoopGroup)
     }
 
     /// AsyncHTTPClient's defaults, except that a failed connection attempt fails the request at once
@@ -87,7 +91,7 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
 
     /// A transport on a process-wide `HTTPClient` with ``defaultConfiguration``. Like `HTTPClient.shared`
     /// it lives as long as the process and needs no shutdown (``shutdown()`` leaves it running).
-    public static var shared: AsyncHTTPClientTransport { AsyncHTTPClientTransport(client: sharedClient) }
+    public static let shared = AsyncHTTPClientTransport(client: sharedClient)
 
     private static let sharedClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: defaultConfiguration)
 
@@ -288,6 +292,17 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         return (response, responseBody)
     }
 
+    /// ``WholeResponseReader/read(_:on:limits:)`` started from an event loop of the client: AsyncHTTPClient then
+    /// prefers a connection of that loop and calls the reader there, not on another loop it must wake, and the loop
+    /// resumes the call without waking a thread of the cooperative pool. Only this step runs there, AsyncHTTPClient's
+    /// own work and the reader's (Parley's bounded stages: the Architecture article's rule); the caller's code resumes
+    /// on its own executor.
+    private func read(_ request: HTTPClient.Request, limits: WholeResponseLimits) async throws -> WholeResponseReader.Response {
+        try await withTaskExecutorPreference(loopExecutors.next()) {
+            try await WholeResponseReader.read(request, on: client, limits: limits)
+        }
+    }
+
     /// A failure of ``WholeResponseReader/read(_:on:limits:)`` as a ``/Parley/ParleyError``.
     private static func translate(whole error: any Error, request: HTTPRequest) -> ParleyError {
         guard let failure = error as? WholeResponseReader.Failure else { return translate(error, request: request) }
@@ -475,14 +490,14 @@ extension AsyncHTTPClientTransport: WholeResponseTransport {
             }
             let answer: WholeResponseReader.Response
             do {
-                answer = try await WholeResponseReader.read(outgoing, on: client, limits: limits)
+                answer = try await read(outgoing, limits: limits)
             } catch let failure as WholeResponseReader.Failure
                 where !failure.afterHead && Self.isStaleConnection(failure.underlying) && !Task.isCancelled
             {
                 // A pooled connection the server had closed while idle, nothing of the request written on it: sent
                 // again, once, on a new connection (see ``send(_:body:baseURL:operationID:)``).
                 do {
-                    answer = try await WholeResponseReader.read(outgoing, on: client, limits: limits)
+                    answer = try await read(outgoing, limits: limits)
                 } catch {
                     throw Self.translate(whole: error, request: request)
                 }
