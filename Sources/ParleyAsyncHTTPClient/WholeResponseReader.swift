@@ -19,9 +19,9 @@ import Parley
 ///   when AsyncHTTPClient has written the request);
 /// - the body must arrive in full within ``WholeResponseLimits/body`` of its head (the clock read as each part arrives,
 ///   as ``BodyDeadline`` does; a server that stops sending is caught by the read timeout);
-/// - past ``WholeResponseLimits/maxBytes`` (or with a `Content-Length` above it) only the first bytes are kept, for the
-///   error's excerpt (``/Parley/WholeBody/tooLarge(excerpt:declared:)``); once it has them, reading stops and the
-///   connection is closed.
+/// - past ``WholeResponseLimits/maxBytes`` (or with a `Content-Length` above it) reading stops and the connection is
+///   closed (``/Parley/WholeBody/tooLarge(excerpt:declared:)``): at once under an acceptable status, after the first
+///   ``/Parley/ParleyError/excerptLimit`` bytes (the error's excerpt) under any other.
 final class WholeResponseReader: HTTPClientResponseDelegate, NIOScheduledCallbackHandler, @unchecked Sendable {
     // SAFE: AsyncHTTPClient calls every method of a delegate on its task's event loop (`HTTPClient.Task.eventLoop`,
     // RequestBag), and NIO calls the timer's handler on the loop it was scheduled on, which is that one: all the
@@ -87,6 +87,8 @@ final class WholeResponseReader: HTTPClientResponseDelegate, NIOScheduledCallbac
         if let limit = limits.body { bodyDeadline = .now() + TimeAmount(limit) }
         if let declared = head.headers.first(name: "content-length").flatMap({ Int64($0) }), declared > limits.maxBytes {
             overLimit = .some(declared)
+            // The call fails as too large: nothing of the body is needed.
+            if limits.acceptable.contains(Int(head.status.code)) { return stop(task, .tooLarge(declared: declared)) }
         }
         return task.eventLoop.makeSucceededVoidFuture()
     }
@@ -100,8 +102,10 @@ final class WholeResponseReader: HTTPClientResponseDelegate, NIOScheduledCallbac
         }
         let received = body?.readableBytes ?? 0
         if received > limits.maxBytes, overLimit == nil { overLimit = .some(nil) }
-        if let overLimit, received >= ParleyError.excerptLimit {
-            // Over the limit, with enough for the excerpt: no need for the rest.
+        if let overLimit,
+            received >= ParleyError.excerptLimit || limits.acceptable.contains(Int(head?.status.code ?? 0))
+        {
+            // Over the limit, with enough for an unacceptable status's excerpt (or none needed): no need for the rest.
             return stop(task, .tooLarge(declared: overLimit))
         }
         if let bodyDeadline, NIODeadline.now() > bodyDeadline { return stop(task, .bodyExpired(received: received)) }

@@ -39,6 +39,7 @@ extension Client {
                 head: nil,  // the pipeline's (per request)
                 body: bodyLimit,
                 maxBytes: configuration.maxResponseBodySize,
+                acceptable: endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes,
                 isIdempotent: endpoint.isIdempotent
             ) : nil
         return try await pipeline.execute(endpoint, body: body, progress: progress, timeout: timeout, readingWhole: whole) {

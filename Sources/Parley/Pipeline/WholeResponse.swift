@@ -37,14 +37,19 @@ package struct WholeResponseLimits: Sendable {
     package var body: Duration?
     /// The most body bytes kept (``Client/Configuration/maxResponseBodySize``).
     package var maxBytes: Int
+    /// The status codes the call accepts: a body over ``maxBytes`` stops being read at once under one of them (the
+    /// call fails with ``ParleyError/Kind/bodyTooLarge``), and after its first ``ParleyError/excerptLimit`` bytes
+    /// under any other (the call fails with ``ParleyError/Kind/unacceptableStatus`` and that excerpt).
+    package var acceptable: StatusCodes
     /// Whether the request may be sent twice (``CallContext/isIdempotent``), for a transport that resends a request
     /// lost on a connection that closed under it.
     package var isIdempotent: Bool
 
-    package init(head: Duration?, body: Duration?, maxBytes: Int, isIdempotent: Bool) {
+    package init(head: Duration?, body: Duration?, maxBytes: Int, acceptable: StatusCodes, isIdempotent: Bool) {
         self.head = head
         self.body = body
         self.maxBytes = maxBytes
+        self.acceptable = acceptable
         self.isIdempotent = isIdempotent
     }
 
@@ -63,7 +68,8 @@ package struct WholeResponseLimits: Sendable {
 package enum WholeBody: Sendable {
     /// The whole body.
     case complete(Data)
-    /// A body longer than the limit: its first bytes (at most ``ParleyError/excerptLimit``), and the length it
-    /// declared if it declared one. The rest was not read (the connection was closed).
+    /// A body longer than the limit: its first bytes (at most ``ParleyError/excerptLimit``; none when the status is
+    /// an acceptable one), and the length it declared if it declared one. The rest was not read (the connection was
+    /// closed).
     case tooLarge(excerpt: Data, declared: Int64?)
 }
