@@ -80,6 +80,19 @@ struct StreamTests {
         }
     }
 
+    /// The stream's idle limit (on by default) reads through a task of its own, one chunk ahead: leaving the loop
+    /// must still stop that reading and close the connection, as dropping an unbounded body does.
+    @Test("leaving the loop over a stream early closes the connection", arguments: TransportKind.allCases)
+    func leavingLoopClosesConnection(_ transport: TransportKind) async throws {
+        try await withDemoClient(transport) { client, _ in
+            let key = UUID().uuidString
+            let streamed = try await client.stream(Get<Data>(path: "/sse/forever", query: ["key": key]))
+            for try await _ in streamed.body { break }
+            let closed = try await client.send(Get<ClosedReport>(path: "/connections/closed", query: ["key": key]))
+            #expect(closed.closed)
+        }
+    }
+
     /// On AsyncHTTPClient. URLSession's back-pressure (opt-in, since on Linux it holds every URLSession transfer of
     /// the process) is tested by `URLSessionBackPressureTests`, which `scripts/test` runs on its own.
     @Test("a reader that stops reading makes the server stop writing (back-pressure), far short of the body")
