@@ -24,7 +24,12 @@ final class ResponseBodyBuffer: Sendable {
 
     private let state = LockedState(State())
 
+    /// The most bytes one read joins from chunks already waiting (FoundationNetworking delivers 16 KiB at a time):
+    /// a reader that fell behind catches up in fewer, larger reads (a download writes its file in fewer calls).
+    static let maxJoined = 256 << 10
+
     private enum Ready {
+        case chunks(ArraySlice<ArraySlice<UInt8>>)
         case chunk(ArraySlice<UInt8>?)
         case failure(any Error)
         case cancelled
@@ -86,20 +91,26 @@ final class ResponseBodyBuffer: Sendable {
         }
     }
 
-    /// The next chunk, `nil` at the end of a body that finished normally; throws the body's failure, or
-    /// `cancelled` if the calling task is cancelled while it waits.
+    /// The next chunk (the chunks waiting joined, up to ``maxJoined`` bytes), `nil` at the end of a body that
+    /// finished normally; throws the body's failure, or `cancelled` if the calling task is cancelled while it waits.
     func next(cancelled: @escaping @Sendable () -> any Error) async throws -> ArraySlice<UInt8>? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let ready = state.withLock { state -> Ready? in
                     if state.head < state.chunks.count {
-                        let chunk = state.chunks[state.head]
+                        let first = state.head
+                        var joined = state.chunks[first].count
                         state.head += 1
+                        while state.head < state.chunks.count, joined + state.chunks[state.head].count <= Self.maxJoined {
+                            joined += state.chunks[state.head].count
+                            state.head += 1
+                        }
+                        let taken = state.chunks[first..<state.head]
                         if state.head == state.chunks.count || state.head > 64 {
                             state.chunks.removeFirst(state.head)
                             state.head = 0
                         }
-                        return .chunk(chunk)
+                        return taken.count == 1 ? .chunk(taken[taken.startIndex]) : .chunks(taken)
                     }
                     switch state.end {
                     case .finished: return .chunk(nil)
@@ -111,6 +122,12 @@ final class ResponseBodyBuffer: Sendable {
                     return nil
                 }
                 switch ready {
+                case .chunks(let chunks):
+                    // Joined outside the lock, which the delegate queue's deliveries wait for.
+                    var joined: [UInt8] = []
+                    joined.reserveCapacity(chunks.reduce(0) { $0 + $1.count })
+                    for chunk in chunks { joined.append(contentsOf: chunk) }
+                    continuation.resume(returning: joined[...])
                 case .chunk(let chunk): continuation.resume(returning: chunk)
                 case .failure(let error): continuation.resume(throwing: error)
                 case .cancelled: continuation.resume(throwing: cancelled())

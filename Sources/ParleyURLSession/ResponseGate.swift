@@ -11,12 +11,18 @@ import Parley
 /// consumer is behind, so curl stops reading the socket and TCP slows the server down.
 ///
 /// FoundationNetworking has no working pause for a running task on Linux: `URLSessionTask.suspend()` removes
-/// curl's handle from the session (the transfer is dropped) and `resume()` adds it back, which sends the request
-/// again and delivers the response a second time from its first byte. What it does have is a synchronous call
-/// on the session's work queue for every delegate event: `delegateQueue.addOperation(_:)`, made from curl's
-/// write callback for each piece of body. ``GatedOperationQueue`` waits there, through ``admit()``, while more
-/// than ``highWater`` bytes are unconsumed, until the consumer drained them below ``lowWater`` (and, with
-/// back-pressure on, while ``maxPendingEvents`` events wait for the delegate queue).
+/// curl's handle from the session (`_NativeProtocol.suspend()` → `curl_multi_remove_handle`: the transfer is
+/// dropped) and `resume()` adds it back, which sends the request again and delivers the response a second time
+/// from its first byte; `_EasyHandle.pauseReceive()` (`curl_easy_pause`) exists but nothing calls it, and
+/// `_NativeProtocol` stops the process on a paused state ("Need to solve pausing receive."). What it does have is
+/// a synchronous call on the session's work queue for every delegate event: `delegateQueue.addOperation(_:)`,
+/// made from curl's write callback for each piece of body. ``GatedOperationQueue`` waits there, through
+/// ``admit()``, while more than ``highWater`` bytes are unconsumed, until the consumer drained them below
+/// ``lowWater``, and while ``maxPending`` events wait for the delegate queue to run them.
+///
+/// Both bounds matter. With only the first (64 MiB), a 1 GiB download into a file on a busy core peaked at
+/// ~200 MiB: the consumer kept up, but the delegate queue fell behind curl, and the events queued for it (each
+/// holding a 16 KiB curl write) were not counted. With 256 queued events (4 MiB) the peak is below 32 MiB.
 ///
 /// That work queue is one serial queue for every URLSession of the process (FoundationNetworking 6.x), so while
 /// a consumer is behind, every other URLSession transfer waits too. A body that is dropped or cancelled opens its
@@ -26,14 +32,19 @@ final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is on
     static let tightHighWater = 2 << 20
     /// Unconsumed bytes below which delivery starts again with `backPressure: true`.
     static let tightLowWater = 512 << 10
+    /// Delegate events queued but not yet run above which delivery stops with `backPressure: true`.
+    static let tightMaxPending = 8
     /// Unconsumed bytes above which delivery stops by default (`backPressure: false`): the bound on what one
     /// response buffers for a slow consumer, high enough that a consumer which is merely slower than the network
-    /// rarely makes every URLSession transfer of the process wait.
+    /// rarely makes every URLSession transfer of the process wait (at 16 MiB, the test suite's parallel transfers
+    /// held the shared work queue long enough to push unrelated calls past their timeouts).
     static let boundedHighWater = 64 << 20
     /// Unconsumed bytes below which delivery starts again by default.
     static let boundedLowWater = 32 << 20
-    /// Delegate events queued but not yet run (each carries at most one curl write of body data).
-    static let maxPendingEvents = 8
+    /// Delegate events queued but not yet run above which delivery stops by default: 4 MiB of curl writes (each
+    /// event carries at most one, `CURL_MAX_WRITE_SIZE`, 16 KiB). Holding for them waits only for a Dispatch
+    /// thread to run the delegate queue, not for the consumer.
+    static let boundedMaxPending = 256
 
     private let condition = NSCondition()
     private var unconsumed = 0
@@ -44,24 +55,23 @@ final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is on
     let highWater: Int
     /// Unconsumed bytes below which delivery starts again.
     let lowWater: Int
-    /// Whether events also wait while ``maxPendingEvents`` are queued (back-pressure on). Off by default: that wait
-    /// depends on a Dispatch thread running the delegate queue, and a process whose Dispatch threads are busy
-    /// would then hold FoundationNetworking's shared queue for every transfer.
-    let capsPending: Bool
+    /// Delegate events queued but not yet run above which delivery stops.
+    let maxPending: Int
 
-    /// A gate that holds deliveries past `highWater` unconsumed bytes until they are down to `lowWater`.
-    init(highWater: Int, lowWater: Int, capsPending: Bool) {
+    /// A gate that holds deliveries past `highWater` unconsumed bytes until they are down to `lowWater`, and while
+    /// `maxPending` events are queued.
+    init(highWater: Int, lowWater: Int, maxPending: Int) {
         self.highWater = highWater
         self.lowWater = lowWater
-        self.capsPending = capsPending
+        self.maxPending = maxPending
     }
 
     /// The gate of a transport with `backPressure` on or off.
     convenience init(backPressure: Bool) {
         if backPressure {
-            self.init(highWater: Self.tightHighWater, lowWater: Self.tightLowWater, capsPending: true)
+            self.init(highWater: Self.tightHighWater, lowWater: Self.tightLowWater, maxPending: Self.tightMaxPending)
         } else {
-            self.init(highWater: Self.boundedHighWater, lowWater: Self.boundedLowWater, capsPending: false)
+            self.init(highWater: Self.boundedHighWater, lowWater: Self.boundedLowWater, maxPending: Self.boundedMaxPending)
         }
     }
 
@@ -74,11 +84,23 @@ final class ResponseGate: @unchecked Sendable {  // SAFE: every stored var is on
     func admit() {
         condition.lock()
         let deadline = Date(timeIntervalSinceNow: Self.maxHold)
-        while !isOpen && (paused || (capsPending && pending >= Self.maxPendingEvents)) {
+        while holds {
             if !condition.wait(until: deadline) { break }
         }
         pending += 1
         condition.unlock()
+    }
+
+    /// Whether ``admit()`` would wait now. Read with `condition` locked.
+    private var holds: Bool {
+        !isOpen && (paused || pending >= maxPending)
+    }
+
+    /// Whether the next delivery would be held now (for tests).
+    var wouldHold: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return holds
     }
 
     /// A queued delegate event ran.

@@ -77,15 +77,17 @@ public struct URLSessionTransport: ShutdownTransport {
     /// - Parameters:
     ///   - configuration: The configuration of the sessions this transport makes (see ``defaultConfiguration``).
     ///   - backPressure: How far a response's consumer may fall behind before URLSession is made to wait. Either
-    ///     way what one response buffers is bounded. Off (the default), up to 64 MiB are buffered, then delivery
-    ///     waits until the consumer is down to 32 MiB; on, 2 MiB and 512 KiB. On Linux the only way to stop
-    ///     FoundationNetworking is to hold its work queue, which every URLSession of the process shares, so while
-    ///     one consumer is that far behind every URLSession transfer of the process waits (at most 2 s per curl
-    ///     write, so two responses read one after the other crawl rather than deadlock). The larger default
-    ///     buffer makes that rare for a consumer that is only slower than the network; turn back-pressure on to
-    ///     keep memory lowest in a process that streams large responses over URLSession and does little else with
-    ///     it, or use `AsyncHTTPClientTransport`, whose back-pressure is per connection. On Apple platforms it
-    ///     changes nothing.
+    ///     way what one response buffers is bounded (a 1 GiB download peaks below 32 MiB). Off (the default), up to
+    ///     64 MiB are buffered, then delivery waits until the consumer is down to 32 MiB; on, 2 MiB and 512 KiB.
+    ///     Either way delivery also waits while the session's delegate queue is behind (256 events, 4 MiB, by
+    ///     default; 8 with back-pressure). On Linux the only way to stop FoundationNetworking is to hold its work
+    ///     queue (it cannot pause one task: suspending it starts the request over), which every URLSession of the
+    ///     process shares, so while one consumer is that far behind every URLSession transfer of the process waits
+    ///     (at most 2 s per curl write, so two responses read one after the other crawl rather than deadlock). The
+    ///     larger default buffer makes that rare for a consumer that is only slower than the network; turn
+    ///     back-pressure on to keep memory lowest in a process that streams large responses over URLSession and
+    ///     does little else with it, or use `AsyncHTTPClientTransport`, whose back-pressure is per connection. On
+    ///     Apple platforms it changes nothing.
     public init(configuration: URLSessionConfiguration = URLSessionTransport.defaultConfiguration, backPressure: Bool = false) {
         let pool = SessionPool(configuration: configuration)
         self.session = pool.primary
