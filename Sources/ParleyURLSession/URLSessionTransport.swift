@@ -77,8 +77,9 @@ public struct URLSessionTransport: ShutdownTransport {
     /// - Parameters:
     ///   - configuration: The configuration of the sessions this transport makes (see ``defaultConfiguration``).
     ///   - backPressure: How far a response's consumer may fall behind before URLSession is made to wait. Either
-    ///     way what one response buffers is bounded (a 1 GiB download peaks below 32 MiB). Off (the default), up to
-    ///     64 MiB are buffered, then delivery waits until the consumer is down to 32 MiB; on, 2 MiB and 512 KiB.
+    ///     way what one response buffers is bounded (a 1 GiB download into a file peaks below 32 MiB while the
+    ///     writes keep up). Off (the default), up to 64 MiB are buffered, then delivery waits until the consumer
+    ///     is down to 32 MiB; on, 2 MiB and 512 KiB.
     ///     Either way delivery also waits while the session's delegate queue is behind (256 events, 4 MiB, by
     ///     default; 8 with back-pressure). On Linux the only way to stop FoundationNetworking is to hold its work
     ///     queue (it cannot pause one task: suspending it starts the request over), which every URLSession of the
