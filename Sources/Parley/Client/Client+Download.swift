@@ -139,27 +139,30 @@ extension Client {
         }
         let descriptor = try partial.open(appending: offset > 0)
         partial.saveRecord(url: url, validator: validator)
-        var written = offset
+        // Written by the loop, which may run in a task of the stream's own (`forEachChunk`).
+        let progress = LockedState((written: offset, overLimit: false))
         do throws(ParleyError) {
             defer { POSIXFile.close(descriptor) }
-            reporter.report(TransferProgress(completedBytes: written, totalBytes: total))
-            var chunks = streamed.body.makeAsyncIterator()
-            while let chunk = try await chunks.next() {
+            reporter.report(TransferProgress(completedBytes: offset, totalBytes: total))
+            let path = partial.path
+            try await streamed.body.forEachChunk { chunk throws(ParleyError) in
+                let written = progress.withLock { $0.written }
                 if let limit, written + Int64(chunk.count) > limit {
-                    // Resuming would only run into the limit again.
-                    validator = nil
+                    progress.withLock { $0.overLimit = true }
                     throw Self.tooLarge(limit: limit, what: "sent more than that")
                 }
                 let failure = chunk.withUnsafeBytes { POSIXFile.write(descriptor, $0) }
                 guard failure == 0 else {
                     throw ParleyError(
                         .transport,
-                        "Writing the download to \(partial.path) failed after \(written) bytes: \(POSIXFile.describe(failure))."
+                        "Writing the download to \(path) failed after \(written) bytes: \(POSIXFile.describe(failure))."
                     )
                 }
-                written += Int64(chunk.count)
-                reporter.report(TransferProgress(completedBytes: written, totalBytes: total))
+                let now = written + Int64(chunk.count)
+                progress.withLock { $0.written = now }
+                reporter.report(TransferProgress(completedBytes: now, totalBytes: total))
             }
+            let written = progress.withLock { $0.written }
             if let total, written != total {
                 throw ParleyError(
                     .transport,
@@ -168,6 +171,9 @@ extension Client {
             }
             try partial.complete()
         } catch {
+            // Resuming would only run into the limit again.
+            let (written, overLimit) = progress.withLock { ($0.written, $0.overLimit) }
+            if overLimit { validator = nil }
             // Keep what arrived when a later call can resume from it; otherwise leave nothing behind.
             if validator == nil { partial.discard() }
             var failure = error
@@ -177,6 +183,7 @@ extension Client {
             }
             throw failure
         }
+        let written = progress.withLock { $0.written }
         return DownloadResult(location: destination, response: response, bytes: written, resumedFrom: offset)
     }
 

@@ -44,6 +44,71 @@ public struct ByteStream: AsyncSequence, Sendable {
         return Iterator(base: body?.makeAsyncIterator(), timed: nil, subject: subject)
     }
 
+    /// Hands each chunk in order to `handle`, which runs where the chunks are read: for a stream with an idle limit,
+    /// in one child task whose every wait is timed by a watchdog child (a task group per stream), so a consumer
+    /// that is Parley's own loop (a download writing its file) pays no task switch per chunk. Throws what
+    /// `handle` throws, or the errors ``Iterator/next()`` would.
+    func forEachChunk(_ handle: @escaping @Sendable (ArraySlice<UInt8>) throws(ParleyError) -> Void) async throws(ParleyError) {
+        guard let idleTimeout, let body else {
+            var chunks = makeAsyncIterator()
+            while let chunk = try await chunks.next() { try handle(chunk) }
+            return
+        }
+        let subject = self.subject
+        let waits = LockedState<(since: ContinuousClock.Instant?, received: Int64, expired: Bool)>((nil, 0, false))
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    var chunks = Iterator(base: body.makeAsyncIterator(), timed: nil, subject: subject)
+                    while true {
+                        waits.withLock { $0.since = .now }
+                        guard let chunk = try await chunks.next() else { break }
+                        waits.withLock {
+                            $0.since = nil
+                            $0.received += Int64(chunk.count)
+                        }
+                        try handle(chunk)
+                    }
+                }
+                group.addTask {
+                    var wake = ContinuousClock.now + idleTimeout
+                    while true {
+                        try await Task.sleep(until: wake, clock: .continuous)
+                        let now = ContinuousClock.now
+                        let next = waits.withLock { waits -> ContinuousClock.Instant? in
+                            guard let since = waits.since else { return now + idleTimeout }
+                            guard now - since >= idleTimeout else { return since + idleTimeout }
+                            waits.expired = true
+                            return nil
+                        }
+                        guard let next else { throw IdleBoundedReader.Expired() }
+                        wake = next
+                    }
+                }
+                defer { group.cancelAll() }
+                // The reading child ends first unless the watchdog expired; either way the group is done.
+                try await group.next()
+            }
+        } catch {
+            let (expired, received) = waits.withLock { ($0.expired, $0.received) }
+            if expired {
+                throw ByteStream.idleExpired(subject: subject, idleTimeout: idleTimeout, received: received)
+            }
+            if let error = error as? ParleyError { throw error }
+            throw ParleyError(.cancelled, "Reading \(subject) was cancelled.", underlying: error)
+        }
+    }
+
+    /// The failure of a wait for a chunk longer than `idleTimeout`.
+    static func idleExpired(subject: String, idleTimeout: Duration, received: Int64) -> ParleyError {
+        ParleyError(
+            .timeout,
+            "No bytes of \(subject) arrived for \(idleTimeout), after \(received) bytes "
+                + "(Client.Configuration.streamIdleTimeout); raise it if the server legitimately pauses "
+                + "this long, or set it to nil to wait without limit."
+        )
+    }
+
     /// Reads the chunks in order.
     public struct Iterator: AsyncIteratorProtocol {
         var base: HTTPBody.AsyncIterator?
@@ -78,12 +143,7 @@ public struct ByteStream: AsyncSequence, Sendable {
                 let idleTimeout = timed?.idleTimeout ?? .zero
                 base = nil
                 timed = nil
-                throw ParleyError(
-                    .timeout,
-                    "No bytes of \(subject) arrived for \(idleTimeout), after \(received) bytes "
-                        + "(Client.Configuration.streamIdleTimeout); raise it if the server legitimately pauses "
-                        + "this long, or set it to nil to wait without limit."
-                )
+                throw ByteStream.idleExpired(subject: subject, idleTimeout: idleTimeout, received: received)
             } catch {
                 base = nil
                 timed = nil

@@ -64,6 +64,28 @@ struct DownloadLimitsTests {
         #expect(log.all.allSatisfy { $0.completedBytes <= limit })
     }
 
+    /// The head arrives, then the body's next byte only after 60 s: the download's wait for a chunk is bounded by
+    /// streamIdleTimeout (300 ms here) as a stream's is, though the download reads in a loop of its own (the
+    /// transports' idle timeouts are 30 s and more; the 25 s bound only guards against hanging).
+    @Test("a download whose body pauses fails with .timeout at streamIdleTimeout", arguments: TransportKind.allCases)
+    func idleLimit(_ kind: TransportKind) async throws {
+        let folder = try ScratchFolder()
+        defer { folder.remove() }
+        let configuration = Client.Configuration(streamIdleTimeout: .milliseconds(300))
+        try await withFaultClient(kind, configuration: configuration) { client, _ in
+            let started = ContinuousClock.now
+            let error = await expectParleyError(.timeout) {
+                try await client.download(
+                    FaultCall<Data>(path: "/dribble-body", query: ["interval": "60000"]),
+                    to: folder.file("paused.bin")
+                ).value
+            }
+            #expect(error?.message.contains("streamIdleTimeout") == true, "\(String(describing: error))")
+            #expect(ContinuousClock.now - started < .seconds(25))
+        }
+        #expect(!folder.names().contains("paused.bin"))
+    }
+
     /// `/close-mid-body?length=600000` declares 600 000 bytes: refused before a byte is written.
     @Test(
         "a download that declares more than maxDownloadSize fails with .bodyTooLarge at once",
