@@ -25,7 +25,8 @@ import Parley
 final class WholeResponseReader: HTTPClientResponseDelegate, NIOScheduledCallbackHandler, @unchecked Sendable {
     // SAFE: AsyncHTTPClient calls every method of a delegate on its task's event loop (`HTTPClient.Task.eventLoop`,
     // RequestBag), and NIO calls the timer's handler on the loop it was scheduled on, which is that one: all the
-    // mutable state below is read and written on that one thread. `stop` is set before the request starts.
+    // mutable state below is read and written on that one thread while the request runs. `read` reads it only after
+    // the task's future has completed on that loop, and the continuation it resumed orders those writes first.
     /// The head and the body (a struct, not a tuple: a tuple's metadata is looked up at run time on every call).
     struct Response: Sendable {
         let head: HTTPResponseHead
