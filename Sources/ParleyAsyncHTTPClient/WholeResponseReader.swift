@@ -22,11 +22,8 @@ import Parley
 /// - past ``WholeResponseLimits/maxBytes`` (or with a `Content-Length` above it) reading stops and the connection is
 ///   closed (``/Parley/WholeBody/tooLarge(excerpt:declared:)``): at once under an acceptable status, after the first
 ///   ``/Parley/ParleyError/excerptLimit`` bytes (the error's excerpt) under any other.
-final class WholeResponseReader: HTTPClientResponseDelegate, NIOScheduledCallbackHandler, @unchecked Sendable {
-    // SAFE: AsyncHTTPClient calls every method of a delegate on its task's event loop (`HTTPClient.Task.eventLoop`,
-    // RequestBag), and NIO calls the timer's handler on the loop it was scheduled on, which is that one: all the
-    // mutable state below is read and written on that one thread while the request runs. `read` reads it only after
-    // the task's future has completed on that loop, and the continuation it resumed orders those writes first.
+// swift-format-ignore
+final class WholeResponseReader: HTTPClientResponseDelegate, NIOScheduledCallbackHandler, @unchecked Sendable {  // SAFE: AsyncHTTPClient calls every delegate method on the task's event loop (RequestBag), and NIO runs the timer's handler on the loop it was scheduled on, the same one: the mutable state is touched on that one thread while the request runs; `read` reads it only after the task's future completed there, the continuation it resumed ordering those writes first.
     /// The head and the body (a struct, not a tuple: a tuple's metadata is looked up at run time on every call).
     struct Response: Sendable {
         let head: HTTPResponseHead
