@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import Parley
-import Synchronization
 import Testing
 
 /// A folder of its own under the temporary directory, removed by `remove()`.
@@ -36,7 +35,7 @@ enum Pattern {
     /// pattern bytes one by one takes seconds per 64 MiB in a debug build, holding one of the two cooperative
     /// threads the whole suite shares.)
     private static let block: [UInt8] = (0..<((1 << 20) + 251)).map { UInt8($0 % 251) }
-    private static let digests = Mutex<[Int: String]>([:])
+    private static let digests = LockedState<[Int: String]>([:])
 
     /// Pattern bytes `offset ..< offset + length`, `length` at most 1 MiB.
     static func chunk(at offset: Int, length: Int) -> ArraySlice<UInt8> {
@@ -89,7 +88,7 @@ func hex(_ digest: SHA256.Digest) -> String {
 
 /// Progress values seen, in order.
 final class ProgressLog: Sendable {
-    private let values = Mutex<[TransferProgress]>([])
+    private let values = LockedState<[TransferProgress]>([])
     func record(_ progress: TransferProgress) { values.withLock { $0.append(progress) } }
     var all: [TransferProgress] { values.withLock { $0 } }
 
