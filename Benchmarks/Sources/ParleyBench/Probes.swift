@@ -21,6 +21,26 @@ enum Probes {
         return try JSONDecoder().decode(Item.self, from: data)
     }
 
+    /// AsyncHTTPClient's delegate API with its own `ResponseAccumulator`: what the buffered fast path is built on,
+    /// with none of Parley's work, for the ceiling of that API against the async one.
+    static func getDelegate(_ client: HTTPClient, url: String) async throws -> Item {
+        let request = try HTTPClient.Request(url: url)
+        let task = client.execute(request: request, delegate: ResponseAccumulator(request: request), eventLoop: .indifferent)
+        let response = try await task.futureResult.get()
+        return try JSONDecoder().decode(Item.self, from: Data(response.body!.readableBytesView))
+    }
+
+    /// The same for a POST of a JSON body (`.byteBuffer`, which the delegate API writes after the head).
+    static func postDelegate(_ client: HTTPClient, url: String) async throws -> Item {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json")
+        let body = ByteBuffer(bytes: try JSONEncoder().encode(Order.sample))
+        let request = try HTTPClient.Request(url: url, method: .POST, headers: headers, body: .byteBuffer(body))
+        let task = client.execute(request: request, delegate: ResponseAccumulator(request: request), eventLoop: .indifferent)
+        let response = try await task.futureResult.get()
+        return try JSONDecoder().decode(Item.self, from: Data(response.body!.readableBytesView))
+    }
+
     static func getHTTPBody(_ client: HTTPClient, url: String) async throws -> Item {
         let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(30))
         let body = HTTPBody(response.body.map { ArraySlice($0.readableBytesView) }, length: .unknown, iterationBehavior: .single)

@@ -163,6 +163,7 @@ let rawGet = Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(httpClient
 let probes: [Comparison] = [
     Side(name: "probe-deadline") { _ = try await Probes.getDistantDeadline(httpClient, url: objectURL) },
     Side(name: "probe-arrayslice") { _ = try await Probes.getArraySlices(httpClient, url: objectURL) },
+    Side(name: "probe-delegate") { _ = try await Probes.getDelegate(httpClient, url: objectURL) },
     Side(name: "probe-httpbody") { _ = try await Probes.getHTTPBody(httpClient, url: objectURL) },
     Side(name: "probe-inline-plain") {
         _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: false, convertHeaders: false)
@@ -202,7 +203,15 @@ let probes: [Comparison] = [
         let (_, body) = try await transport.send(benchRequest, body: nil, baseURL: baseURL, operationID: "x")
         for try await _ in body! {}
     },
-].map { Comparison(name: $0.name, parley: $0, baseline: rawGet, requests: 4_000 * scale, concurrency: 64) }
+].map { Comparison(name: $0.name, parley: $0, baseline: rawGet, requests: 4_000 * scale, concurrency: 64) } + [
+    Comparison(
+        name: "probe-delegate-post",
+        parley: Side(name: "probe-delegate-post") { _ = try await Probes.postDelegate(httpClient, url: objectURL) },
+        baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.post(httpClient, url: objectURL) },
+        requests: 4_000 * scale,
+        concurrency: 64
+    )
+]
 
 /// The on-loop probes at concurrency 1, against raw AsyncHTTPClient at concurrency 1.
 let probesC1: [Comparison] = probes.filter { $0.name.hasSuffix("-on-loop") }.map {
