@@ -7,34 +7,8 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
-/// What the test targets (and their shared support) build against; ParleyDocSamplesTests has its own, shorter list.
-let testDependencies: [Target.Dependency] = [
-    "Parley",
-    "ParleyAsyncHTTPClient",
-    "ParleyURLSession",
-    "ParleyTesting",
-    "ParleyJSONRPC",
-    "ParleyJSONRPCStdio",
-    "ParleyJSONRPCWebSocket",
-    "ParleyDemoServer",
-    .product(name: "AsyncHTTPClient", package: "async-http-client"),
-    .product(name: "HTTPTypes", package: "swift-http-types"),
-    .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-    .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
-    .product(name: "Crypto", package: "swift-crypto"),
-    .product(name: "Logging", package: "swift-log"),
-    .product(name: "Metrics", package: "swift-metrics"),
-    .product(name: "MetricsTestKit", package: "swift-metrics"),
-    .product(name: "Tracing", package: "swift-distributed-tracing"),
-    .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
-    .product(name: "Instrumentation", package: "swift-distributed-tracing"),
-    .product(name: "Hummingbird", package: "hummingbird"),
-    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-    .product(name: "NIOCore", package: "swift-nio"),
-    .product(name: "NIOPosix", package: "swift-nio"),
-    .product(name: "NIOSSL", package: "swift-nio-ssl"),
-    .product(name: "WSClient", package: "swift-websocket"),
-]
+/// A product of another package, for the test targets' lists below.
+func external(_ name: String, _ package: String) -> Target.Dependency { .product(name: name, package: package) }
 
 let package = Package(
     name: "parley",
@@ -196,33 +170,123 @@ let package = Package(
             path: "Examples/QuickStart",
             swiftSettings: swiftSettings
         ),
-        // What the test targets share: the demo and fault servers' clients, endpoints, transports under test, peers.
-        // Internal declarations, reached by `@testable import` (debug builds compile every target for testing).
+        // What the test targets share: the demo and fault servers' clients, the fault servers themselves (test tooling,
+        // not part of the `parley` executable), endpoints, transports under test, peers. Internal declarations,
+        // reached by `@testable import` (debug builds compile every target for testing).
         .target(
             name: "ParleyTestSupport",
-            dependencies: testDependencies,
+            dependencies: [
+                "Parley",
+                "ParleyAsyncHTTPClient",
+                "ParleyURLSession",
+                "ParleyTesting",
+                "ParleyJSONRPC",
+                "ParleyJSONRPCStdio",
+                "ParleyDemoServer",
+                external("AsyncHTTPClient", "async-http-client"),
+                external("HTTPTypes", "swift-http-types"),
+                external("OpenAPIRuntime", "swift-openapi-runtime"),
+                external("Crypto", "swift-crypto"),
+                external("Logging", "swift-log"),
+                external("Tracing", "swift-distributed-tracing"),
+                external("InMemoryTracing", "swift-distributed-tracing"),
+                external("Instrumentation", "swift-distributed-tracing"),
+                external("Hummingbird", "hummingbird"),
+                external("ServiceLifecycle", "swift-service-lifecycle"),
+                external("NIOConcurrencyHelpers", "swift-nio"),
+                external("NIOCore", "swift-nio"),
+                external("NIOPosix", "swift-nio"),
+            ],
             path: "Tests/ParleyTestSupport",
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
-        // One test target per module group.
+        // `parley-probe`: one GET in a child process, for the tests that watch a dependency's crash. Test tooling.
+        .executableTarget(
+            name: "parley-probe",
+            dependencies: [
+                "Parley",
+                "ParleyURLSession",
+                external("AsyncHTTPClient", "async-http-client"),
+                external("NIOCore", "swift-nio"),
+                external("NIOHTTP1", "swift-nio"),
+            ],
+            path: "Tests/ParleyProbes",
+            swiftSettings: swiftSettings
+        ),
+        // One test target per module group, each with what it tests and imports.
         .testTarget(
             name: "ParleyCoreTests",
-            dependencies: ["ParleyTestSupport"] + testDependencies,
+            dependencies: [
+                "ParleyTestSupport",
+                "Parley",
+                "ParleyAsyncHTTPClient",
+                "ParleyTesting",
+                "ParleyJSONRPC",
+                "ParleyDemoServer",
+                external("HTTPTypes", "swift-http-types"),
+                external("OpenAPIRuntime", "swift-openapi-runtime"),
+                external("Logging", "swift-log"),
+                external("Metrics", "swift-metrics"),
+                external("MetricsTestKit", "swift-metrics"),
+                external("Tracing", "swift-distributed-tracing"),
+                external("InMemoryTracing", "swift-distributed-tracing"),
+                external("Hummingbird", "hummingbird"),
+            ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         .testTarget(
             name: "ParleyJSONRPCTests",
-            dependencies: ["ParleyTestSupport"] + testDependencies,
+            dependencies: [
+                "ParleyTestSupport",
+                "Parley",
+                "ParleyAsyncHTTPClient",
+                "ParleyJSONRPC",
+                "ParleyJSONRPCStdio",
+                "ParleyJSONRPCWebSocket",
+                "ParleyDemoServer",
+                external("HTTPTypes", "swift-http-types"),
+                external("OpenAPIRuntime", "swift-openapi-runtime"),
+                external("Logging", "swift-log"),
+                external("Tracing", "swift-distributed-tracing"),
+                external("InMemoryTracing", "swift-distributed-tracing"),
+                external("Hummingbird", "hummingbird"),
+                external("WSClient", "swift-websocket"),
+            ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         .testTarget(
             name: "ParleyTransportTests",
-            dependencies: ["ParleyTestSupport"] + testDependencies,
+            dependencies: [
+                "ParleyTestSupport",
+                "Parley",
+                "ParleyAsyncHTTPClient",
+                "ParleyURLSession",
+                "ParleyTesting",
+                "ParleyDemoServer",
+                external("AsyncHTTPClient", "async-http-client"),
+                external("HTTPTypes", "swift-http-types"),
+                external("OpenAPIRuntime", "swift-openapi-runtime"),
+                external("OpenAPIAsyncHTTPClient", "swift-openapi-async-http-client"),
+                external("Crypto", "swift-crypto"),
+                external("Logging", "swift-log"),
+                external("MetricsTestKit", "swift-metrics"),
+                external("Hummingbird", "hummingbird"),
+                external("ServiceLifecycle", "swift-service-lifecycle"),
+                external("NIOCore", "swift-nio"),
+                external("NIOPosix", "swift-nio"),
+                external("NIOSSL", "swift-nio-ssl"),
+            ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         .testTarget(
             name: "ParleyCLITests",
-            dependencies: ["ParleyTestSupport"] + testDependencies,
+            dependencies: [
+                "ParleyTestSupport",
+                "Parley",
+                "ParleyJSONRPC",
+                "ParleyJSONRPCStdio",
+                "ParleyDemoServer",
+            ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),
         // The DocC articles' Swift blocks, line for line (scripts/check-docs), run against the demo server. Only what a

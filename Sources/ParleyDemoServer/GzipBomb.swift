@@ -4,27 +4,27 @@ import CParleySystem
 /// inflated bytes: one gzip member whose deflate data is cut by full flushes into 1 MiB pieces, all alike after the
 /// first, so the body is `head`, `piece` repeated, and `tail` (the last partial MiB, the final block and the
 /// trailer, whose CRC-32 is combined from the pieces').
-struct GzipBomb: Sendable {
+package struct GzipBomb: Sendable {
     /// The gzip header and the first MiB.
-    let head: [UInt8]
+    package let head: [UInt8]
     /// Each further MiB.
-    let piece: [UInt8]
+    package let piece: [UInt8]
     /// How many times `piece` follows `head`.
-    let repeats: Int
+    package let repeats: Int
     /// The rest of the zeros, the final block and the gzip trailer.
-    let tail: [UInt8]
+    package let tail: [UInt8]
 
     /// Zeros in one piece.
-    static let pieceSize = 1 << 20
+    package static let pieceSize = 1 << 20
 
     /// The compressed size.
-    var count: Int { head.count + piece.count * repeats + tail.count }
+    package var count: Int { head.count + piece.count * repeats + tail.count }
 
     /// The whole compressed body, for small bombs.
-    var bytes: [UInt8] { head + Array([[UInt8]](repeating: piece, count: repeats).joined()) + tail }
+    package var bytes: [UInt8] { head + Array([[UInt8]](repeating: piece, count: repeats).joined()) + tail }
 
     /// A bomb of `inflated` zeros; `nil` if zlib fails.
-    init?(inflated: Int) {
+    package init?(inflated: Int) {
         let pieces = inflated / Self.pieceSize
         let rest = inflated % Self.pieceSize
         let zeros = [UInt8](repeating: 0, count: Self.pieceSize)

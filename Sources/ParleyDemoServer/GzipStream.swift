@@ -1,12 +1,12 @@
 /// A gzip stream (RFC 1952) built without a compressor: one stored (uncompressed) deflate block.
 ///
 /// Any conforming gunzip reads it; the fault server uses it for `/gzip` and cuts it for `/truncated-gzip`.
-struct GzipStream: Sendable {
+package struct GzipStream: Sendable {
     /// The whole stream: header, stored block, CRC-32 and length.
-    let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// The stream for `payload`'s first 65 535 bytes (what one stored block holds).
-    init(payload: [UInt8]) {
+    package init(payload: [UInt8]) {
         let payload = Array(payload.prefix(0xFFFF))
         var bytes: [UInt8] = [0x1F, 0x8B, 0x08, 0x00, 0, 0, 0, 0, 0x00, 0xFF]
         let length = UInt16(payload.count)
@@ -20,7 +20,7 @@ struct GzipStream: Sendable {
     }
 
     /// The payload `/gzip` and `/truncated-gzip` compress: a JSON object with a long text.
-    static let demoPayload: [UInt8] = Array(
+    package static let demoPayload: [UInt8] = Array(
         (#"{"message":""# + String(repeating: "All work and no play. ", count: 80) + #""}"#).utf8
     )
 

@@ -2,12 +2,12 @@
 ///
 /// Names and values are percent-decoded; `+` is kept as is (not turned into a space).
 /// Empty segments (as in `a=1&&b=2`) are skipped; a segment without `=` has an empty value.
-struct QueryItems: Sendable {
+package struct QueryItems: Sendable {
     /// `(name, value)` pairs in the order they appear.
     let items: [(name: String, value: String)]
 
     /// Parses `rawQuery` (without the leading `?`).
-    init(rawQuery: Substring) {
+    package init(rawQuery: Substring) {
         self.items = rawQuery.split(separator: "&", omittingEmptySubsequences: true).map { segment in
             if let equals = segment.firstIndex(of: "=") {
                 let name = segment[..<equals]
@@ -19,17 +19,17 @@ struct QueryItems: Sendable {
     }
 
     /// The first value for `name`.
-    func first(_ name: String) -> String? {
+    package func first(_ name: String) -> String? {
         self.items.first { $0.name == name }?.value
     }
 
     /// All values for `name`, in order.
-    func all(_ name: String) -> [String] {
+    package func all(_ name: String) -> [String] {
         self.items.filter { $0.name == name }.map(\.value)
     }
 
     /// The first value for `name` as an integer, `nil` if absent; throws if present but invalid.
-    func int(_ name: String, in range: ClosedRange<Int>) throws(QueryError) -> Int? {
+    package func int(_ name: String, in range: ClosedRange<Int>) throws(QueryError) -> Int? {
         guard let text = self.first(name) else { return nil }
         guard let value = Int(text), range.contains(value) else {
             let bounds =
@@ -40,7 +40,7 @@ struct QueryItems: Sendable {
     }
 
     /// Decodes `%XX` escapes; malformed escapes are kept verbatim, invalid UTF-8 is repaired.
-    static func percentDecode(_ text: Substring) -> String {
+    package static func percentDecode(_ text: Substring) -> String {
         guard text.contains("%") else { return String(text) }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
@@ -71,7 +71,7 @@ struct QueryItems: Sendable {
 }
 
 /// A query parameter that is present but invalid.
-struct QueryError: Error {
+package struct QueryError: Error {
     /// Human-readable explanation, returned as `{"error": message}` with status 400.
     let message: String
 }

@@ -14,7 +14,7 @@ struct ParleyCommand: AsyncParsableCommand {
               parley rpc http://127.0.0.1:8080/rpc subtract '[42, 23]'
             Run 'parley help COMMAND' for a command's options and examples.
             """,
-        subcommands: [DemoCommand.self, InterimStatusProbeCommand.self, URLSessionProbeCommand.self],
+        subcommands: [DemoCommand.self],
         groupedSubcommands: [
             CommandGroup(
                 name: "HTTP requests (httpie style)",

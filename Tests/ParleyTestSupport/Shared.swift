@@ -26,13 +26,20 @@ final class LockedBox<Value: Sendable>: Sendable {
 struct ParleyRun {
     /// The executable: `PARLEY_BIN` (exported by `scripts/test`), or `parley` next to the test bundle in the build
     /// folder (`swift build --build-tests` builds both).
-    static let executable: URL? = {
-        if let path = ProcessInfo.processInfo.environment["PARLEY_BIN"] { return URL(fileURLWithPath: path) }
+    static let executable: URL? = built("parley", overriddenBy: "PARLEY_BIN")
+
+    /// The test tooling's `parley-probe` (Tests/ParleyProbes): `PARLEY_PROBE_BIN`, or next to the test bundle.
+    static let probeExecutable: URL? = built("parley-probe", overriddenBy: "PARLEY_PROBE_BIN")
+
+    /// The executable `name` of this package: the path in the environment variable `variable`, or `name` next to the
+    /// test bundle in the build folder.
+    static func built(_ name: String, overriddenBy variable: String) -> URL? {
+        if let path = ProcessInfo.processInfo.environment[variable] { return URL(fileURLWithPath: path) }
         let folders =
             [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(), Bundle.main.bundleURL]
             + Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
-        return folders.map { $0.appendingPathComponent("parley") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }()
+        return folders.map { $0.appendingPathComponent(name) }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
 
     let status: Int32
     let output: Data

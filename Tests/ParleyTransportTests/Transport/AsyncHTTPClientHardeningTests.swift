@@ -237,13 +237,13 @@ extension AsyncHTTPClientHardeningTests {
 /// that the day upstream fixes it this suite says so (and the known limitation can go).
 @Suite(
     "AsyncHTTPClient upstream: status below 100 still crashes an unprotected HTTPClient",
-    .enabled(if: ParleyRun.executable != nil, "needs the built parley executable (PARLEY_BIN, or next to the test bundle)")
+    .enabled(if: ParleyRun.probeExecutable != nil, "needs the built parley-probe (PARLEY_PROBE_BIN, or next to the test bundle)")
 )
 struct AsyncHTTPClientUpstreamCrashTests {
     @Test("a plain HTTPClient dies by a signal on HTTP/1.1 000 (known limitation; this test flips when upstream fixes it)")
     func unprotectedClientCrashes() async throws {
         try await Self.expectCrash(
-            probe: "_probe-unprotected-ahc",
+            probe: "unprotected-ahc",
             response: "HTTP/1.1 000 Weird\r\nContent-Length: 2\r\n\r\n{}",
             fixed: """
                 An unprotected AsyncHTTPClient no longer crashes on a status code below 100. Upstream has fixed it: \
@@ -254,14 +254,14 @@ struct AsyncHTTPClientUpstreamCrashTests {
         )
     }
 
-    /// Runs `parley PROBE URL` against a ``ConnectionFaultServer`` that answers `response`, and expects the child to
+    /// Runs `parley-probe PROBE URL` against a ``ConnectionFaultServer`` that answers `response`, and expects the child to
     /// die by a signal; if it exits instead, the dependency was fixed and the issue recorded says `fixed`.
     static func expectCrash(probe: String, response: String, fixed: String) async throws {
         let server = try await ConnectionFaultServer.start()
         let encoded = response.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         let run: (Reason, Int32, String)
         do {
-            run = try await Self.run(try #require(ParleyRun.executable), [probe, "\(server.baseURL)/raw?bytes=\(encoded)"])
+            run = try await Self.run(try #require(ParleyRun.probeExecutable), [probe, "\(server.baseURL)/raw?bytes=\(encoded)"])
         } catch {
             await server.stop()
             throw error
@@ -305,13 +305,13 @@ struct AsyncHTTPClientUpstreamCrashTests {
 /// process, so that the toolchain that fixes it makes this suite say so.
 @Suite(
     "FoundationNetworking upstream: a response head cut short still ends the process",
-    .enabled(if: ParleyRun.executable != nil, "needs the built parley executable (PARLEY_BIN, or next to the test bundle)")
+    .enabled(if: ParleyRun.probeExecutable != nil, "needs the built parley-probe (PARLEY_PROBE_BIN, or next to the test bundle)")
 )
 struct URLSessionUpstreamCrashTests {
     @Test("URLSessionTransport's process dies by a signal when the server closes in the middle of the head (known limitation)")
     func headCutShortCrashes() async throws {
         try await AsyncHTTPClientUpstreamCrashTests.expectCrash(
-            probe: "_probe-urlsession",
+            probe: "urlsession",
             response: "HTTP/1.1 200 OK\r\nX-Cut: here\r\n",
             fixed: """
                 URLSessionTransport no longer ends the process on a response head cut short: the toolchain's \

@@ -1,4 +1,5 @@
 import NIOCore
+import ParleyDemoServer
 
 /// The fault server's routes for hostile framing and hostile sizes (URLSession hardening): exact bytes, each
 /// followed by the server closing (or, for the endless ones, by the client closing).

@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import ParleyDemoServer
 
 /// A raw HTTP/1.1 server on 127.0.0.1 that misbehaves on purpose, for testing how a client survives faults.
 ///

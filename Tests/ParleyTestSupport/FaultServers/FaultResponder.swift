@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
+import ParleyDemoServer
 
 #if canImport(Darwin)
     import Darwin

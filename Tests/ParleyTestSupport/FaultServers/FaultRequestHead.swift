@@ -1,4 +1,5 @@
 import NIOCore
+import ParleyDemoServer
 
 /// A request as the fault server reads it: request line, header fields and a `Content-Length` body.
 struct FaultRequestHead: Sendable {

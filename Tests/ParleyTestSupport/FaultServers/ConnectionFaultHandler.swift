@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import ParleyDemoServer
 
 /// Reads requests on one ``ConnectionFaultServer`` connection, one after the other, and answers each by its path.
 final class ConnectionFaultHandler: ChannelInboundHandler {
