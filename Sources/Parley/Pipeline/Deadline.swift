@@ -3,7 +3,8 @@
 ///
 /// It backs every limit a client sets: the call's ``Client/Configuration/timeout``, the wait for each response head
 /// (``Client/Configuration/responseHeadTimeout``), the wait for each chunk of a streamed body
-/// (``Client/Configuration/streamIdleTimeout``) and the deadline of a download.
+/// (``Client/Configuration/streamIdleTimeout``, one watchdog per stream: ``watch(idle:check:)``) and the deadline of
+/// a download.
 package enum Deadline {
     /// What one child of the group reports.
     private enum Step<Value: Sendable>: Sendable {
@@ -28,13 +29,28 @@ package enum Deadline {
         expired: @escaping @Sendable () -> any Error,
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
+        try await run(
+            watchedBy: {
+                if let start { await start.wait() }
+                return (try? await Task.sleep(for: limit)) != nil
+            },
+            expired: expired,
+            operation
+        )
+    }
+
+    /// Runs `operation` beside `watchdog`, the two as the children of a task group: once `watchdog` returns `true`,
+    /// cancels the operation and throws `expired()`. A watchdog that returns `false` (it was cancelled: the caller
+    /// was) leaves the outcome to the operation. ``run(within:startingAt:expired:_:)`` is this with a timer;
+    /// ``watch(idle:check:)`` is the watchdog of a series of waits.
+    package static func run<Value: Sendable>(
+        watchedBy watchdog: @escaping @Sendable () async -> Bool,
+        expired: @escaping @Sendable () -> any Error,
+        _ operation: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
         try await withThrowingTaskGroup(of: Step<Value>.self) { group in
             group.addTask { .finished(try await operation()) }
-            group.addTask {
-                if let start { await start.wait() }
-                guard (try? await Task.sleep(for: limit)) != nil else { return .timerStopped }
-                return .expired
-            }
+            group.addTask { await watchdog() ? .expired : .timerStopped }
             defer { group.cancelAll() }
             while let step = try await group.next() {
                 switch step {
@@ -46,6 +62,34 @@ package enum Deadline {
             // Unreachable: the operation's child always reports (a value or an error) before the group is empty.
             throw expired()
         }
+    }
+
+    /// The watchdog of a series of waits that each may last at most `idle` (the chunks of a streamed body): one
+    /// sleeping loop per series, not a timer per wait. It wakes at the deadline of the current wait, or `idle` from
+    /// now when none is under way, and asks `check(now)` when to look again: `check` returns the next deadline, or
+    /// `nil` once a wait has passed its limit (and has done what expiry does, under the caller's lock). Returns
+    /// `true` then, `false` when cancelled. Use it as the watchdog of ``run(watchedBy:expired:_:)``.
+    package static func watch(
+        idle: Duration,
+        check: @escaping @Sendable (ContinuousClock.Instant) -> ContinuousClock.Instant?
+    ) async -> Bool {
+        var wake = ContinuousClock.now + idle
+        while true {
+            guard (try? await Task.sleep(until: wake, clock: .continuous)) != nil else { return false }
+            guard let next = check(.now) else { return true }
+            wake = next
+        }
+    }
+
+    /// The deadline of a series of waits, each limited to `idle`, for ``watch(idle:check:)``: the next time to look,
+    /// or `nil` when the wait that began at `since` (if one is under way) has lasted `idle` at `now`.
+    package static func nextLook(
+        since: ContinuousClock.Instant?,
+        idle: Duration,
+        now: ContinuousClock.Instant
+    ) -> ContinuousClock.Instant? {
+        guard let since else { return now + idle }
+        return now - since >= idle ? nil : since + idle
     }
 
     /// A one-shot event a deadline's timer can wait for (``run(within:startingAt:expired:_:)``): "the request has

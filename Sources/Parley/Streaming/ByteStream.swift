@@ -45,7 +45,8 @@ public struct ByteStream: AsyncSequence, Sendable {
     }
 
     /// Hands each chunk in order to `handle`, which runs where the chunks are read: for a stream with an idle limit,
-    /// in one child task whose every wait is timed by a watchdog child (a task group per stream), so a consumer
+    /// in one child task whose every wait is timed by a watchdog child (``Deadline/run(watchedBy:expired:_:)`` with
+    /// ``Deadline/watch(idle:check:)``: a task group per stream), so a consumer
     /// that is Parley's own loop (a download writing its file) pays no task switch per chunk. Throws what
     /// `handle` throws, or the errors ``Iterator/next()`` would.
     func forEachChunk(_ handle: @escaping @Sendable (ArraySlice<UInt8>) throws(ParleyError) -> Void) async throws(ParleyError) {
@@ -57,37 +58,28 @@ public struct ByteStream: AsyncSequence, Sendable {
         let subject = self.subject
         let waits = LockedState<(since: ContinuousClock.Instant?, received: Int64, expired: Bool)>((nil, 0, false))
         do {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    var chunks = Iterator(base: body.makeAsyncIterator(), timed: nil, subject: subject)
-                    while true {
-                        waits.withLock { $0.since = .now }
-                        guard let chunk = try await chunks.next() else { break }
-                        waits.withLock {
-                            $0.since = nil
-                            $0.received += Int64(chunk.count)
+            try await Deadline.run(
+                watchedBy: {
+                    await Deadline.watch(idle: idleTimeout) { now in
+                        waits.withLock { waits in
+                            let next = Deadline.nextLook(since: waits.since, idle: idleTimeout, now: now)
+                            if next == nil { waits.expired = true }
+                            return next
                         }
-                        try handle(chunk)
                     }
-                }
-                group.addTask {
-                    var wake = ContinuousClock.now + idleTimeout
-                    while true {
-                        try await Task.sleep(until: wake, clock: .continuous)
-                        let now = ContinuousClock.now
-                        let next = waits.withLock { waits -> ContinuousClock.Instant? in
-                            guard let since = waits.since else { return now + idleTimeout }
-                            guard now - since >= idleTimeout else { return since + idleTimeout }
-                            waits.expired = true
-                            return nil
-                        }
-                        guard let next else { throw IdleBoundedReader.Expired() }
-                        wake = next
+                },
+                expired: { IdleBoundedReader.Expired() }
+            ) {
+                var chunks = Iterator(base: body.makeAsyncIterator(), timed: nil, subject: subject)
+                while true {
+                    waits.withLock { $0.since = .now }
+                    guard let chunk = try await chunks.next() else { break }
+                    waits.withLock {
+                        $0.since = nil
+                        $0.received += Int64(chunk.count)
                     }
+                    try handle(chunk)
                 }
-                defer { group.cancelAll() }
-                // The reading child ends first unless the watchdog expired; either way the group is done.
-                try await group.next()
             }
         } catch {
             let (expired, received) = waits.withLock { ($0.expired, $0.received) }
@@ -163,9 +155,12 @@ public struct ByteStream: AsyncSequence, Sendable {
 /// A body's reader whose every wait for a chunk is bounded by `idleTimeout`, at a cost per stream rather than per
 /// chunk.
 ///
-/// One reader task per stream reads each chunk the consumer asks for, and one watchdog task per stream sleeps until
-/// the deadline of the consumer's current wait (waking at most once per `idleTimeout` while chunks keep coming).
-/// Once a wait passes the limit, the watchdog fails it with ``Expired`` and cancels the read. The body's iterator is
+/// One reader task per stream reads each chunk the consumer asks for, beside its watchdog (``Deadline``'s, the two
+/// as one task group: ``Deadline/run(watchedBy:expired:_:)``), which sleeps until the deadline of the consumer's
+/// current wait (waking at most once per `idleTimeout` while chunks keep coming). Once a wait passes the limit, the
+/// watchdog fails it with ``Expired`` and the read is cancelled. (The reader is a task of its own because an
+/// iterator's `next()` has no scope to own one: it outlives each call, and only it can be cancelled without the
+/// consumer's task.) The body's iterator is
 /// dropped as soon as the reader goes (at once unless a read is under way), so observers of the body see it
 /// dropped as they did before. (Bounding each wait with ``Deadline``, a task group with a timer per chunk, cost
 /// ~20 µs and ~800 bytes per chunk: every cancelled timer stays queued until it would have fired, so a 1 GiB
@@ -191,7 +186,6 @@ final class IdleBoundedReader: Sendable {
         /// The reader task waiting for the consumer to ask.
         var reader: CheckedContinuation<Void, Never>?
         var readerTask: Task<Void, Never>?
-        var watchdog: Task<Void, Never>?
         /// What `next` reports once done (the end, the failure, or the expiry).
         var end: Outcome = .success(nil)
     }
@@ -215,15 +209,15 @@ final class IdleBoundedReader: Sendable {
     deinit {
         // The consumer went: drop the body's iterator now (or the reader does once its read returns; cancelling
         // the read closes the connection, as dropping the body does).
-        let (idle, reader, tasks) = state.withLock { state in
+        let (idle, reader, task) = state.withLock { state in
             state.done = true
             state.ready = nil
             defer { state.reader = nil }
-            return (!state.reading, state.reader, [state.readerTask, state.watchdog])
+            return (!state.reading, state.reader, state.readerTask)
         }
         if idle { chunks.iterator = nil }
         reader?.resume()
-        for task in tasks { task?.cancel() }
+        task?.cancel()
     }
 
     /// The next chunk; throws ``Expired`` once none has come for ``idleTimeout`` of waiting.
@@ -262,22 +256,23 @@ final class IdleBoundedReader: Sendable {
         }
     }
 
-    /// Starts the reader and the watchdog (at the consumer's first wait, so a stream never read costs no task).
+    /// Starts the reader and its watchdog (at the consumer's first wait, so a stream never read costs no task).
     private func start() {
         let state = self.state
         let chunks = self.chunks
         let idleTimeout = self.idleTimeout
-        let reader = Task { await Self.read(chunks, state) }
-        let watchdog = Task { await Self.watch(state, idleTimeout: idleTimeout) }
+        // Unstructured: the reader outlives each `next()` call of the iterator, which has no scope to own it.
+        let reader = Task {
+            _ = try? await Deadline.run(
+                watchedBy: { await Deadline.watch(idle: idleTimeout) { now in Self.expire(state, idleTimeout, now) } },
+                expired: { Expired() }
+            ) { await Self.read(chunks, state) }
+        }
         let stopped = state.withLock { state in
             state.readerTask = reader
-            state.watchdog = watchdog
             return state.done
         }
-        if stopped {
-            reader.cancel()
-            watchdog.cancel()
-        }
+        if stopped { reader.cancel() }
     }
 
     /// The reader task: reads a chunk each time the consumer waits for one, and hands it over.
@@ -314,55 +309,49 @@ final class IdleBoundedReader: Sendable {
             }
             let last: Bool
             if case .success(.some) = outcome { last = false } else { last = true }
-            let (consumer, stop, watchdog) = state.withLock {
-                state -> (CheckedContinuation<ArraySlice<UInt8>?, any Error>?, Bool, Task<Void, Never>?) in
+            let (consumer, stop) = state.withLock { state -> (CheckedContinuation<ArraySlice<UInt8>?, any Error>?, Bool) in
                 state.reading = false
-                guard !state.done else { return (nil, true, nil) }
+                guard !state.done else { return (nil, true) }
                 if last {
                     state.done = true
                     state.end = outcome
                 }
-                let watchdog = last ? state.watchdog : nil
                 guard let consumer = state.consumer else {
                     if !last { state.ready = outcome }
-                    return (nil, last, watchdog)
+                    return (nil, last)
                 }
                 state.consumer = nil
                 state.waitingSince = nil
-                return (consumer, last, watchdog)
+                return (consumer, last)
             }
             if stop { chunks.iterator = nil }
-            watchdog?.cancel()
             consumer?.resume(with: outcome)
             if stop { return }
         }
     }
-    /// The watchdog task: wakes at the current wait's deadline (or after `idleTimeout` when none is pending) and
-    /// fails a wait that passed it.
-    private static func watch(_ state: LockedState<State>, idleTimeout: Duration) async {
-        var wake = ContinuousClock.now + idleTimeout
-        while true {
-            guard (try? await Task.sleep(until: wake, clock: .continuous)) != nil else { return }
-            let now = ContinuousClock.now
-            let (expired, reader, next) = state.withLock {
-                state -> (CheckedContinuation<ArraySlice<UInt8>?, any Error>?, Task<Void, Never>?, ContinuousClock.Instant?) in
-                guard !state.done else { return (nil, nil, nil) }
-                guard let since = state.waitingSince else { return (nil, nil, now + idleTimeout) }
-                guard now - since >= idleTimeout else { return (nil, nil, since + idleTimeout) }
+    /// The watchdog's look at `now` (``Deadline/watch(idle:check:)``): when to look again, or `nil` once the
+    /// consumer's wait has passed `idleTimeout`, which fails the wait with ``Expired`` (the read is then cancelled).
+    private static func expire(
+        _ state: LockedState<State>,
+        _ idleTimeout: Duration,
+        _ now: ContinuousClock.Instant
+    ) -> ContinuousClock.Instant? {
+        let (expired, next) = state.withLock {
+            state -> (CheckedContinuation<ArraySlice<UInt8>?, any Error>?, ContinuousClock.Instant?) in
+            // Done otherwise (the body ended or the consumer went): the read's end stops the watchdog.
+            guard !state.done else { return (nil, now + idleTimeout) }
+            guard let next = Deadline.nextLook(since: state.waitingSince, idle: idleTimeout, now: now) else {
                 state.done = true
                 state.end = .failure(Expired())
                 defer {
                     state.consumer = nil
                     state.waitingSince = nil
                 }
-                return (state.consumer, state.readerTask, nil)
+                return (state.consumer, nil)
             }
-            guard let next else {
-                reader?.cancel()
-                expired?.resume(throwing: Expired())
-                return
-            }
-            wake = next
+            return (nil, next)
         }
+        expired?.resume(throwing: Expired())
+        return next
     }
 }
