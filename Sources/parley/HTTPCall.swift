@@ -95,13 +95,11 @@ struct HTTPCall {
                 }
             }
             guard (200..<300).contains(status.code) else {
-                var error = ParleyError(
+                throw ParleyError(
                     .unacceptableStatus,
                     "\(method.rawValue) \(displayURL(items)) was answered \(status.code) \(status.reasonPhrase)"
                 )
-                error.response = answer.response
-                error.body = excerpt
-                throw error
+                .attaching(response: answer.response, body: excerpt)
             }
         } catch var error as ParleyError {
             if error.request == nil, error.kind != .unacceptableStatus {
@@ -191,9 +189,8 @@ struct HTTPCall {
             group.addTask(operation: work)
             group.addTask {
                 try await Task.sleep(for: max(limit, .zero))
-                var error = ParleyError(.timeout, "The body of the answer did not arrive in full within --timeout \(timeout) s")
-                error.response = answer.response
-                throw error
+                throw ParleyError(.timeout, "The body of the answer did not arrive in full within --timeout \(timeout) s")
+                    .attaching(response: answer.response)
             }
             defer { group.cancelAll() }
             guard let value = try await group.next() else {

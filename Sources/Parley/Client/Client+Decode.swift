@@ -27,10 +27,7 @@ extension Client {
                 do {
                     try validator.validate(response, data)
                 } catch {
-                    var failure = ParleyError.wrapping(error, as: .validation, "\(error)")
-                    failure.response = response
-                    failure.body = data.prefix(ParleyError.excerptLimit)
-                    throw failure
+                    throw ParleyError.wrapping(error, as: .validation, "\(error)").attaching(response: response, body: data)
                 }
             }
             storage = .buffered(data)
@@ -59,18 +56,18 @@ extension Client {
     ) async throws(ParleyError) {
         let acceptable = endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes
         guard acceptable.contains(response.status.code) else {
-            var error = ParleyError(
+            let excerpt: Data?
+            switch body {
+            case .streaming(let body): excerpt = await Self.excerpt(of: body)
+            case .buffered(let data): excerpt = data
+            case .tooLarge(let data, _): excerpt = data
+            }
+            throw ParleyError(
                 .unacceptableStatus,
                 "The server answered \(response.status.code) \(response.status.reasonPhrase), "
                     + "but \(endpoint.name) accepts only \(acceptable)."
             )
-            error.response = response
-            switch body {
-            case .streaming(let body): error.body = await Self.excerpt(of: body)
-            case .buffered(let data): error.body = data.prefix(ParleyError.excerptLimit)
-            case .tooLarge(let excerpt, _): error.body = excerpt.prefix(ParleyError.excerptLimit)
-            }
-            throw error
+            .attaching(response: response, body: excerpt)
         }
         if let types = endpoint.acceptableContentTypes ?? configuration.acceptableContentTypes {
             try Self.checkContentType(response, accepted: types)
@@ -83,10 +80,7 @@ extension Client {
         response: HTTPResponse,
         storage: ResponseBody.Storage
     ) -> ParleyError {
-        if var error = error as? ParleyError {
-            if error.response == nil { error.response = response }
-            return error
-        }
+        if let error = error as? ParleyError { return error.attaching(response: response, onlyIfMissing: true) }
         var failure: ParleyError
         var bodyData: Data?
         var cause = error
@@ -105,9 +99,7 @@ extension Client {
         } else {
             failure = ParleyError(.decoding, "The response of \(endpoint) could not be decoded: \(cause).", underlying: cause)
         }
-        failure.response = response
-        failure.body = bodyData?.prefix(ParleyError.excerptLimit)
-        return failure
+        return failure.attaching(response: response, body: bodyData)
     }
 
     static func attachingResponse<T>(
@@ -117,9 +109,7 @@ extension Client {
         do {
             return try await body()
         } catch {
-            var failure = error
-            if failure.response == nil { failure.response = response }
-            throw failure
+            throw error.attaching(response: response, onlyIfMissing: true)
         }
     }
 
@@ -142,14 +132,13 @@ extension Client {
         let header = response.headerFields[.contentType]
         let mediaType = header.map(MediaType.init)
         if let mediaType, accepted.contains(where: { mediaType.matches(MediaType($0)) }) { return }
-        var failure = ParleyError(
+        throw ParleyError(
             .validation,
             header == nil
                 ? "The response has no Content-Type, but one of \(accepted.joined(separator: ", ")) is required."
                 : "The response's Content-Type \(header ?? "") is not one of \(accepted.joined(separator: ", "))."
         )
-        failure.response = response
-        throw failure
+        .attaching(response: response)
     }
 }
 

@@ -133,9 +133,7 @@ extension Client {
         if let limit, let total, total > limit {
             // Nothing to resume: the whole file is over the limit.
             partial.discard()
-            var error = Self.tooLarge(limit: limit, what: "declares \(total) bytes")
-            error.response = response
-            throw error
+            throw Self.tooLarge(limit: limit, what: "declares \(total) bytes").attaching(response: response)
         }
         let descriptor = try partial.open(appending: offset > 0)
         partial.saveRecord(url: url, validator: validator)
@@ -176,8 +174,7 @@ extension Client {
             if overLimit { validator = nil }
             // Keep what arrived when a later call can resume from it; otherwise leave nothing behind.
             if validator == nil { partial.discard() }
-            var failure = error
-            if failure.response == nil { failure.response = response }
+            var failure = error.attaching(response: response, onlyIfMissing: true)
             if validator != nil {
                 failure.keptDownload = ParleyError.KeptDownload(path: partial.path, bytes: written)
             }
@@ -196,12 +193,11 @@ extension Client {
     }
 
     private static func badRange(_ response: HTTPResponse, expected: Int64) -> ParleyError {
-        var error = ParleyError(
+        ParleyError(
             .transport,
             "Asked to resume the download at byte \(expected), the server answered with Content-Range "
                 + "\(response.headerFields[.contentRange] ?? "(none)"). The partial file was removed; download again."
         )
-        error.response = response
-        return error
+        .attaching(response: response)
     }
 }

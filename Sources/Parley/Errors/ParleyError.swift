@@ -160,6 +160,17 @@ public struct ParleyError: Error, Sendable, CustomStringConvertible {
     /// How many body bytes an error keeps.
     public static let excerptLimit = 4096
 
+    /// This error with the response it concerns: its head and, when `body` is given, the first ``excerptLimit``
+    /// bytes of it. The one way Parley attaches a response to an error; `onlyIfMissing` keeps a head (and body) the
+    /// error already has, from a deeper stage that knew more.
+    package func attaching(response: HTTPResponse?, body: Data? = nil, onlyIfMissing: Bool = false) -> ParleyError {
+        var error = self
+        guard !onlyIfMissing || error.response == nil else { return error }
+        error.response = response
+        if let body { error.body = body.prefix(ParleyError.excerptLimit) }
+        return error
+    }
+
     /// Wraps any error as a ``ParleyError``: a `ParleyError` stays as it is, cancellation becomes
     /// ``Kind/cancelled``, anything else becomes `kind` with `message`.
     public static func wrapping(_ error: any Error, as kind: Kind, _ message: String) -> ParleyError {

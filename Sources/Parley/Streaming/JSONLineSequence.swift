@@ -69,8 +69,7 @@ where Base.Element == ArraySlice<UInt8>, Base.Failure == ParleyError {
             } else {
                 failure = ParleyError(.decoding, "\(prefix): \(cause).", underlying: cause)
             }
-            failure.body = line.prefix(ParleyError.excerptLimit)
-            return failure
+            return failure.attaching(response: nil, body: Data(line.prefix(ParleyError.excerptLimit)))
         }
 
         /// JSON's whitespace: space, tab, line feed, carriage return.

@@ -110,13 +110,12 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
             }
             guard Self.isEventStream(response.response) else {
                 finished = true
-                var error = ParleyError(
+                throw ParleyError(
                     .validation,
                     "The server answered with Content-Type \(response.response.headerFields[.contentType] ?? "(none)") "
                         + "instead of text/event-stream; this is not an event stream."
                 )
-                error.response = response.response
-                throw error
+                .attaching(response: response.response)
             }
             body = response.body.makeAsyncIterator()
         }

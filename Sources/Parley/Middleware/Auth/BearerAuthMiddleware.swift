@@ -62,9 +62,7 @@ public struct BearerAuthMiddleware: ClientMiddleware {
         do {
             fresh = try await cache.lease(after: lease)
         } catch {
-            var error = error
-            if error.kind == .authentication { error.response = response }
-            throw error
+            throw error.kind == .authentication ? error.attaching(response: response) : error
         }
         return try await Self.send(request, body: body, baseURL: baseURL, token: fresh.token, next: next)
     }

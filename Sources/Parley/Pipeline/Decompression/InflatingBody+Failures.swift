@@ -57,9 +57,7 @@ extension InflatingBody.Iterator {
     }
 
     private func failure(_ kind: ParleyError.Kind, _ message: String) -> ParleyError {
-        var error = ParleyError(kind, message)
-        error.response = body.response
-        return error
+        ParleyError(kind, message).attaching(response: body.response)
     }
 
     private static func describe(_ status: Int32) -> String {

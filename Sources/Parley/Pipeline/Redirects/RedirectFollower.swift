@@ -36,10 +36,9 @@ struct RedirectFollower: Sendable {
             switch decision {
             case .answer:
                 return (response, responseBody)
-            case .refuse(var error):
+            case .refuse(let error):
                 await drain(responseBody)
-                error.response = response
-                throw error
+                throw error.attaching(response: response)
             case .follow(let next, let keepsBody):
                 await drain(responseBody)
                 request = next
