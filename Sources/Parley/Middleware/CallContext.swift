@@ -3,8 +3,8 @@ public import HTTPTypes
 /// What Parley knows about the call in progress, for middlewares to read: the endpoint's name, whether it may
 /// be sent again, and which attempt this is.
 ///
-/// `Client` sets it (as a task-local value) around its middleware chain; the ``RetryMiddleware`` sets
-/// ``attempt`` for everything downstream of it, so a logging or metrics middleware installed after it
+/// `Client` sets it (in the call's one task-local scope) around its middleware chain; the ``RetryMiddleware`` sets
+/// ``attempt`` for everything downstream of it (``binding(_:_:)``), so a logging or metrics middleware installed after it
 /// sees every attempt with its number. Outside a `Client` (a middleware installed in an OpenAPI-generated
 /// client) ``current`` is `nil`, and Parley's middlewares fall back to the request's method.
 ///
@@ -35,8 +35,16 @@ public struct CallContext: Sendable {
         self.attempt = attempt
     }
 
-    /// The context of the call running in this task, if it runs in a `Client`.
-    @TaskLocal public static var current: CallContext?
+    /// The context of the call running in this task, if it runs in a `Client` (or below a ``RetryMiddleware``).
+    ///
+    /// A view of the call's one task-local scope, which Parley binds once per call.
+    public static var current: CallContext? { CallScope.current?.context }
+
+    /// Runs `operation` (the rest of the chain) with `context` as ``current``: a middleware of your own that makes
+    /// attempts, as ``RetryMiddleware`` does, numbers them for the middlewares below it.
+    public static func binding<T>(_ context: CallContext, _ operation: () async throws -> T) async rethrows -> T {
+        try await CallScope.with({ $0.context = context }, operation)
+    }
 
     /// Whether RFC 9110 defines `method` as idempotent: GET, HEAD, PUT, DELETE, OPTIONS, TRACE (the default of
     /// ``Endpoint/isIdempotent``, and what Parley's middlewares assume outside a `Client`).

@@ -167,12 +167,13 @@ final class Pipeline: Sendable {
             if let progress, let unwrapped = body { body = CountingBody.wrap(unwrapped, reporter: progress) }
             // 5 to 9
             let scope = CallScope(
-                operationID: endpoint.name,
+                context: CallContext(endpointName: endpoint.name, isIdempotent: endpoint.isIdempotent),
                 headTimeout: endpoint.timeout ?? configuration.responseHeadTimeout,
                 requests: requestMiddlewares.isEmpty ? nil : RequestCounter(),
                 sensitiveFields: sensitiveFields,
                 sent: sent,
-                whole: whole
+                whole: whole,
+                decompression: configuration.decompression
             )
             let response: HTTPResponse
             var storage: ResponseBody.Storage
@@ -238,14 +239,7 @@ final class Pipeline: Sendable {
         endpoint: E,
         scope: CallScope
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        let context = CallContext(endpointName: endpoint.name, isIdempotent: endpoint.isIdempotent)
-        return try await CallContext.$current.withValue(context) {
-            try await CallScope.$current.withValue(scope) {
-                try await ResponseDecompression.$forTransport.withValue(configuration.decompression) {
-                    try await handler(request, body, baseURL)
-                }
-            }
-        }
+        try await CallScope.$current.withValue(scope) { try await handler(request, body, baseURL) }
     }
 
     // MARK: - Stages 6 to 9
@@ -337,7 +331,7 @@ final class Pipeline: Sendable {
             let url = Client.transportBaseURL(for: request, base: base, fallback: url)
             try HeaderInjection.check(request)
             let scope = CallScope.current
-            scope?.sent?.record(request, baseURL: url)
+            if let scope { scope.sent?.record(request, baseURL: url, credentials: scope.credentials) }
             let operationID = scope?.operationID ?? ""
             let response: HTTPResponse
             let responseBody: HTTPBody?
@@ -382,7 +376,7 @@ final class Pipeline: Sendable {
             let request = decompression?.prepare(request) ?? request
             let url = Client.transportBaseURL(for: request, base: base, fallback: url)
             try HeaderInjection.check(request)
-            scope.sent?.record(request, baseURL: url)
+            scope.sent?.record(request, baseURL: url, credentials: scope.credentials)
             // Always set on this path: `execute` takes it only for a call that reads whole.
             guard var limits = scope.whole else { throw ParleyError(.invalidRequest, "No limits for a whole response.") }
             limits.head = scope.headTimeout
@@ -401,159 +395,4 @@ final class Pipeline: Sendable {
             return (decoded, .streaming(inflating))
         }
     }
-
-    // MARK: - Failures
-
-    /// Every error of a call on its way out: a call whose task was cancelled fails as ``ParleyError/Kind/cancelled``
-    /// (unless it already says timeout or cancelled), and the request is attached once.
-    static func failure(
-        _ error: ParleyError,
-        request: HTTPRequest,
-        sent: SentRequest.Record? = nil,
-        baseURL: URL? = nil,
-        sensitiveFields: SensitiveFields = .default
-    ) -> ParleyError {
-        var error = error
-        if error.kind != .timeout, error.kind != .cancelled, Task.isCancelled {
-            error = ParleyError(.cancelled, "The call was cancelled before it completed.", underlying: error)
-        }
-        let last = sent ?? SentRequest.Record(request: request, baseURL: baseURL)
-        let sensitive = sensitiveFields.union(last.credentials)
-        if error.request == nil { error.request = summary(of: request, sensitiveFields: sensitive) }
-        if error.curlCommand == nil {
-            // The request as the transport was handed it, else as the call built it; secrets redacted.
-            error.curlCommand = CurlCommand(last.request, baseURL: last.baseURL, sensitiveFields: sensitive).description
-        }
-        // A server may quote a credential back (in its body, or an error's text): none leaves in an error. Credentials
-        // are the sensitive header values and the query items an auth middleware added; a query item merely named like
-        // one (`key`, `token`) is redacted in the URLs above, but its value is not hunted for in every text.
-        let credentials = SensitiveFields(headerFields: sensitive.headerFields, queryItems: last.credentials.queryItems)
-        return credentials.redaction(of: last.request, baseURL: last.baseURL).scrub(error)
-    }
-
-    /// What comes out of stages 6 to 9 as a `ParleyError`: the stages throw only `ParleyError`s, but a middleware may
-    /// rethrow something else.
-    static func classify(_ error: any Error) -> ParleyError {
-        if let error = error as? ParleyError { return error }
-        return ParleyError.wrapping(error, as: .middleware, "A middleware failed: \(error)")
-    }
-
-    /// A transport's failure as a `ParleyError` (``ParleyError/Kind/cancelled`` when the task was cancelled), with
-    /// the user info of `request`'s URL, if it has any, scrubbed out of it.
-    static func transportFailure(_ error: any Error, request: HTTPRequest? = nil) -> ParleyError {
-        let failure: ParleyError
-        if Task.isCancelled, !(error is ParleyError) {
-            failure = ParleyError(.cancelled, "The call was cancelled while in the transport.", underlying: error)
-        } else {
-            failure = ParleyError.wrapping(error, as: .transport, "The transport failed: \(error)")
-        }
-        guard let request else { return failure }
-        let secrets = RequestURLText.userInfoSecrets(request.absoluteURLString(baseURL: nil))
-        return secrets.isEmpty ? failure : Redaction(secrets).scrub(failure)
-    }
-
-    /// The method and URL of `request` for an error, user info and sensitive query items redacted.
-    static func summary(of request: HTTPRequest, sensitiveFields: SensitiveFields = .default) -> ParleyError.RequestSummary {
-        ParleyError.RequestSummary(
-            method: request.method,
-            url: RequestURL(request, baseURL: nil).redacted(
-                queryItems: sensitiveFields.queryItems,
-                placeholder: Redaction.placeholder
-            )
-        )
-    }
-
-    /// Tells the request middlewares that observe outcomes that the call failed before any request reached them.
-    func reportFailureBeforeSending(_ error: ParleyError, request: HTTPRequest, endpoint: String) {
-        for case let observer as any CallOutcomeObserver in requestMiddlewares {
-            observer.callFailedBeforeSending(error, request: request, endpoint: endpoint)
-        }
-    }
-
-    /// Tells the middlewares (either list) that observe outcomes that the call failed after the chain.
-    func reportFailureAfterChain(_ error: ParleyError, request: HTTPRequest, endpoint: String) {
-        guard error.kind.arisesAfterChain else { return }
-        for case let observer as any CallOutcomeObserver in middlewares {
-            observer.callFailedAfterChain(error, request: request, endpoint: endpoint)
-        }
-        for case let observer as any CallOutcomeObserver in requestMiddlewares {
-            observer.callFailedAfterChain(error, request: request, endpoint: endpoint)
-        }
-    }
-
-    // MARK: - Deadline
-
-    /// `operation` within the call's `timeout` (``Deadline``), failing with ``ParleyError/Kind/timeout``.
-    static func within<Value: Sendable>(
-        _ timeout: Duration,
-        what: String = "The call",
-        _ operation: @escaping @Sendable () async throws(ParleyError) -> Value
-    ) async throws(ParleyError) -> Value {
-        do {
-            return try await Deadline.run(
-                within: timeout,
-                expired: {
-                    ParleyError(
-                        .timeout,
-                        "\(what) did not complete within its timeout of \(timeout) (the endpoint's timeout, or "
-                            + "Client.Configuration.timeout); raise it if the server is legitimately this slow."
-                    )
-                },
-                operation
-            )
-        } catch let error as ParleyError {
-            throw error
-        } catch {
-            throw ParleyError.wrapping(error, as: .transport, "The call failed: \(error)")
-        }
-    }
-}
-
-/// What the stages under the middlewares read of the call in progress (bound by ``Pipeline`` around stage 6): built
-/// once per call, so that the stages themselves are composed once per client.
-struct CallScope: Sendable {
-    /// The endpoint's name, handed to middlewares and the transport as `operationID`.
-    let operationID: String
-    /// The limit on each response head (``HeadDeadline``): the endpoint's timeout, else the client's head timeout.
-    let headTimeout: Duration?
-    /// How many requests have reached the request middlewares (stage 8); `nil` when the client has none.
-    let requests: RequestCounter?
-    /// What the client treats as secret (``SensitiveFields/current``).
-    let sensitiveFields: SensitiveFields
-    /// The last request handed to the transport, for ``ParleyError/curlCommand``.
-    var sent: SentRequest? = nil
-    /// The limits of a response read whole (``Pipeline/wholeHandler``), when the call reads it whole.
-    var whole: WholeResponseLimits? = nil
-
-    @TaskLocal static var current: CallScope?
-}
-
-/// The last request of a call handed to the transport (stage 9, after every middleware), with the credentials the
-/// middlewares marked (``OriginBoundCredentials``): what ``ParleyError/curlCommand`` shows.
-final class SentRequest: Sendable {
-    struct Record: Sendable {
-        let request: HTTPRequest
-        let baseURL: URL?
-        var credentials = OriginBoundCredentials()
-    }
-
-    private let state = LockedState<Record?>(nil)
-
-    var last: Record? { state.withLock { $0 } }
-
-    func record(_ request: HTTPRequest, baseURL: URL) {
-        let record = Record(request: request, baseURL: baseURL, credentials: OriginBoundCredentials.current)
-        state.withLock { $0 = record }
-    }
-}
-
-/// The requests of one call that have reached stage 8: every attempt, every redirect hop.
-final class RequestCounter: Sendable {
-    private let state = LockedState(0)
-
-    /// The requests counted so far.
-    var count: Int { state.withLock { $0 } }
-
-    /// Counts one more request.
-    func increment() { state.withLock { $0 += 1 } }
 }

@@ -133,7 +133,7 @@ public struct RetryMiddleware: ClientMiddleware {
     ) async -> Result<(HTTPResponse, HTTPBody?), ParleyError> {
         do {
             return .success(
-                try await CallContext.$current.withValue(context) {
+                try await CallContext.binding(context) {
                     guard let timeout else { return try await send() }
                     // ``Deadline`` awaits `send` after cancelling it, so `send` does not outlive this call.
                     return try await withoutActuallyEscaping(send) { send in

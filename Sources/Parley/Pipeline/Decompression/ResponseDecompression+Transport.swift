@@ -3,8 +3,12 @@ extension ResponseDecompression {
     /// itself before Parley sees them (URLSession: libcurl on Linux), so that ``maxSize`` and ``maxRatio`` bound
     /// what it inflates too.
     ///
-    /// `Client` sets it around each request it hands to its transport: its `Configuration.decompression`, `nil` when
+    /// `Client` sets it (in its ``CallScope``) around each request it hands to its transport: its
+    /// `Configuration.decompression`, `nil` when
     /// decompression is off. A transport used outside a `Client` (in an OpenAPI-generated client) gets the default
     /// limits.
-    @TaskLocal package static var forTransport: ResponseDecompression? = ResponseDecompression()
+    package static var forTransport: ResponseDecompression? {
+        guard let scope = CallScope.current else { return ResponseDecompression() }
+        return scope.decompression
+    }
 }

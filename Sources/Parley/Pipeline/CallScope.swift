@@ -1,0 +1,79 @@
+import HTTPTypes
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
+
+/// Everything Parley's stages read of the call in progress, in one task-local value: the call's context (the public
+/// ``CallContext/current`` is a view of it), its response head limit, its request counter, what it treats as secret,
+/// the record of what it sent, the limits of a response read whole, the credentials the auth middlewares added (the
+/// public ``OriginBoundCredentials/current`` is a view of it) and the decompression limits for a transport that
+/// inflates itself (``ResponseDecompression/forTransport``).
+///
+/// ``Pipeline`` binds it once per call around stages 5 to 9 (one task-local, not one per concern); a middleware
+/// that changes a part for what runs below it (``RetryMiddleware``'s attempt, an auth middleware's credentials)
+/// binds a changed copy with ``with(_:_:)``. Outside a `Client` (a middleware in an OpenAPI-generated client) there
+/// is none until such a middleware binds one; every view then reads the defaults.
+struct CallScope: Sendable {
+    /// The endpoint's name, whether the call may be sent again, the attempt; `nil` outside a `Client` until a
+    /// ``RetryMiddleware`` counts attempts.
+    var context: CallContext?
+    /// The limit on each response head (``HeadDeadline``): the endpoint's timeout, else the client's head timeout.
+    var headTimeout: Duration?
+    /// How many requests have reached the request middlewares (stage 8); `nil` when the client has none.
+    var requests: RequestCounter?
+    /// What the client treats as secret (``SensitiveFields/current``).
+    var sensitiveFields: SensitiveFields = .default
+    /// The last request handed to the transport, for ``ParleyError/curlCommand``.
+    var sent: SentRequest?
+    /// The limits of a response read whole (``Pipeline/wholeHandler``), when the call reads it whole.
+    var whole: WholeResponseLimits?
+    /// The credentials the auth middlewares above added (``OriginBoundCredentials/current``).
+    var credentials = OriginBoundCredentials()
+    /// The client's decompression limits, `nil` when decompression is off (``ResponseDecompression/forTransport``).
+    var decompression: ResponseDecompression? = ResponseDecompression()
+
+    /// The endpoint's name, handed to middlewares and the transport as `operationID`.
+    var operationID: String { context?.endpointName ?? "" }
+
+    @TaskLocal static var current: CallScope?
+
+    /// Runs `operation` with the current scope (outside a `Client`, the defaults) changed by `change`.
+    static func with<T>(_ change: (inout CallScope) -> Void, _ operation: () async throws -> T) async rethrows -> T {
+        var scope = current ?? CallScope()
+        change(&scope)
+        return try await $current.withValue(scope, operation: operation)
+    }
+}
+
+/// The last request of a call handed to the transport (stage 9, after every middleware), with the credentials the
+/// middlewares marked (``OriginBoundCredentials``): what ``ParleyError/curlCommand`` shows.
+final class SentRequest: Sendable {
+    struct Record: Sendable {
+        let request: HTTPRequest
+        let baseURL: URL?
+        var credentials = OriginBoundCredentials()
+    }
+
+    private let state = LockedState<Record?>(nil)
+
+    var last: Record? { state.withLock { $0 } }
+
+    func record(_ request: HTTPRequest, baseURL: URL, credentials: OriginBoundCredentials) {
+        let record = Record(request: request, baseURL: baseURL, credentials: credentials)
+        state.withLock { $0 = record }
+    }
+}
+
+/// The requests of one call that have reached stage 8: every attempt, every redirect hop.
+final class RequestCounter: Sendable {
+    private let state = LockedState(0)
+
+    /// The requests counted so far.
+    var count: Int { state.withLock { $0 } }
+
+    /// Counts one more request.
+    func increment() { state.withLock { $0 += 1 } }
+}
