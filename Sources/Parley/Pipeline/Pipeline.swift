@@ -182,7 +182,7 @@ final class Pipeline: Sendable {
                     (response, storage) = try await wholeHandler(request, body, baseURL, scope)
                 } else {
                     let responseBody: HTTPBody?
-                    (response, responseBody) = try await exchange(request, body: body, endpoint: endpoint, scope: scope)
+                    (response, responseBody) = try await sendThroughStages(request, body: body, endpoint: endpoint, scope: scope)
                     storage = .streaming(responseBody)
                 }
             } catch {
@@ -233,7 +233,7 @@ final class Pipeline: Sendable {
     }
 
     /// Stages 5 to 9 for one built request.
-    private func exchange<E: Endpoint>(
+    private func sendThroughStages<E: Endpoint>(
         _ request: HTTPRequest,
         body: HTTPBody?,
         endpoint: E,
@@ -329,7 +329,7 @@ final class Pipeline: Sendable {
         return { request, body, url in
             let request = decompression?.prepare(request) ?? request
             let url = Client.transportBaseURL(for: request, base: base, fallback: url)
-            try HeaderInjection.check(request)
+            try InjectionGuard.refuseInjected(request)
             let scope = CallScope.current
             if let scope { scope.sent?.record(request, baseURL: url, credentials: scope.credentials) }
             let operationID = scope?.operationID ?? ""
@@ -375,7 +375,7 @@ final class Pipeline: Sendable {
         { request, body, url, scope in
             let request = decompression?.prepare(request) ?? request
             let url = Client.transportBaseURL(for: request, base: base, fallback: url)
-            try HeaderInjection.check(request)
+            try InjectionGuard.refuseInjected(request)
             scope.sent?.record(request, baseURL: url, credentials: scope.credentials)
             // Always set on this path: `execute` takes it only for a call that reads whole.
             guard var limits = scope.whole else { throw ParleyError(.invalidRequest, "No limits for a whole response.") }

@@ -10,9 +10,9 @@ import HTTPTypes
 /// middleware can put them there). Values that enter through Parley's own API (endpoint and client headers,
 /// ``BearerAuthMiddleware`` tokens, ``APIKeyMiddleware`` keys, ``BasicAuthMiddleware`` credentials) are checked
 /// before they are set, so those are refused whatever their shape.
-enum HeaderInjection {
+enum InjectionGuard {
     /// Throws ``ParleyError/Kind/invalidRequest`` if `request` carries a trace of CR/LF injection.
-    static func check(_ request: HTTPRequest) throws(ParleyError) {
+    static func refuseInjected(_ request: HTTPRequest) throws(ParleyError) {
         for field in request.headerFields where looksInjected(field.value) {
             throw ParleyError(
                 .invalidRequest,
