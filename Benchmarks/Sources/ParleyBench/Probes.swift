@@ -1,4 +1,5 @@
 // swift-format-ignore-file: NeverForceUnwrap
+
 // A benchmark harness: a missing value is a broken setup, and stopping there is what it should do.
 import AsyncHTTPClient
 import Foundation

@@ -1,4 +1,5 @@
 // swift-format-ignore-file: NeverForceUnwrap
+
 // A benchmark harness: a missing value is a broken setup, and stopping there is what it should do.
 import AsyncHTTPClient
 import Foundation
@@ -160,58 +161,59 @@ let comparisons: [Comparison] =
 
 /// Variants of the raw AsyncHTTPClient GET, for `--profile` only: each adds one step of the transport seam.
 let rawGet = Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(httpClient, url: objectURL) }
-let probes: [Comparison] = [
-    Side(name: "probe-deadline") { _ = try await Probes.getDistantDeadline(httpClient, url: objectURL) },
-    Side(name: "probe-arrayslice") { _ = try await Probes.getArraySlices(httpClient, url: objectURL) },
-    Side(name: "probe-delegate") { _ = try await Probes.getDelegate(httpClient, url: objectURL) },
-    Side(name: "probe-httpbody") { _ = try await Probes.getHTTPBody(httpClient, url: objectURL) },
-    Side(name: "probe-inline-plain") {
-        _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: false, convertHeaders: false)
-    },
-    Side(name: "probe-inline-headers") {
-        _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: false, convertHeaders: true)
-    },
-    Side(name: "probe-inline-httpbody") {
-        _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: true, convertHeaders: false)
-    },
-    Side(name: "probe-inline-all") {
-        _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: true, convertHeaders: true)
-    },
-    Side(name: "probe-copy-eager") {
-        let (_, body) = try await Probes.transportCopy(httpClient, benchRequest, eager: true)
-        var data = Data()
-        for try await chunk in body! { data.append(contentsOf: chunk) }
-        _ = try JSONDecoder().decode(Item.self, from: data)
-    },
-    Side(name: "probe-copy-stream") {
-        let (_, body) = try await Probes.transportCopy(httpClient, benchRequest, eager: false)
-        var data = Data()
-        for try await chunk in body! { data.append(contentsOf: chunk) }
-        _ = try JSONDecoder().decode(Item.self, from: data)
-    },
-    Side(name: "probe-parley-on-loop") {
-        try await withTaskExecutorPreference(LoopExecutor(httpClient.eventLoopGroup.any())) {
-            _ = try await parley.send(GetItem())
-        }
-    },
-    Side(name: "probe-ahc-on-loop") {
-        try await withTaskExecutorPreference(LoopExecutor(httpClient.eventLoopGroup.any())) {
-            _ = try await RawAHC.get(httpClient, url: objectURL)
-        }
-    },
-    Side(name: "probe-transport-drain") {
-        let (_, body) = try await transport.send(benchRequest, body: nil, baseURL: baseURL, operationID: "x")
-        for try await _ in body! {}
-    },
-].map { Comparison(name: $0.name, parley: $0, baseline: rawGet, requests: 4_000 * scale, concurrency: 64) } + [
-    Comparison(
-        name: "probe-delegate-post",
-        parley: Side(name: "probe-delegate-post") { _ = try await Probes.postDelegate(httpClient, url: objectURL) },
-        baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.post(httpClient, url: objectURL) },
-        requests: 4_000 * scale,
-        concurrency: 64
-    )
-]
+let probes: [Comparison] =
+    [
+        Side(name: "probe-deadline") { _ = try await Probes.getDistantDeadline(httpClient, url: objectURL) },
+        Side(name: "probe-arrayslice") { _ = try await Probes.getArraySlices(httpClient, url: objectURL) },
+        Side(name: "probe-delegate") { _ = try await Probes.getDelegate(httpClient, url: objectURL) },
+        Side(name: "probe-httpbody") { _ = try await Probes.getHTTPBody(httpClient, url: objectURL) },
+        Side(name: "probe-inline-plain") {
+            _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: false, convertHeaders: false)
+        },
+        Side(name: "probe-inline-headers") {
+            _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: false, convertHeaders: true)
+        },
+        Side(name: "probe-inline-httpbody") {
+            _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: true, convertHeaders: false)
+        },
+        Side(name: "probe-inline-all") {
+            _ = try await Probes.getInlineTransport(httpClient, request: benchRequest, wrapBody: true, convertHeaders: true)
+        },
+        Side(name: "probe-copy-eager") {
+            let (_, body) = try await Probes.transportCopy(httpClient, benchRequest, eager: true)
+            var data = Data()
+            for try await chunk in body! { data.append(contentsOf: chunk) }
+            _ = try JSONDecoder().decode(Item.self, from: data)
+        },
+        Side(name: "probe-copy-stream") {
+            let (_, body) = try await Probes.transportCopy(httpClient, benchRequest, eager: false)
+            var data = Data()
+            for try await chunk in body! { data.append(contentsOf: chunk) }
+            _ = try JSONDecoder().decode(Item.self, from: data)
+        },
+        Side(name: "probe-parley-on-loop") {
+            try await withTaskExecutorPreference(LoopExecutor(httpClient.eventLoopGroup.any())) {
+                _ = try await parley.send(GetItem())
+            }
+        },
+        Side(name: "probe-ahc-on-loop") {
+            try await withTaskExecutorPreference(LoopExecutor(httpClient.eventLoopGroup.any())) {
+                _ = try await RawAHC.get(httpClient, url: objectURL)
+            }
+        },
+        Side(name: "probe-transport-drain") {
+            let (_, body) = try await transport.send(benchRequest, body: nil, baseURL: baseURL, operationID: "x")
+            for try await _ in body! {}
+        },
+    ].map { Comparison(name: $0.name, parley: $0, baseline: rawGet, requests: 4_000 * scale, concurrency: 64) } + [
+        Comparison(
+            name: "probe-delegate-post",
+            parley: Side(name: "probe-delegate-post") { _ = try await Probes.postDelegate(httpClient, url: objectURL) },
+            baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.post(httpClient, url: objectURL) },
+            requests: 4_000 * scale,
+            concurrency: 64
+        )
+    ]
 
 /// The on-loop probes at concurrency 1, against raw AsyncHTTPClient at concurrency 1.
 let probesC1: [Comparison] = probes.filter { $0.name.hasSuffix("-on-loop") }.map {
