@@ -169,12 +169,16 @@ final class PinnedTLSRelay: Sendable {
     }
 
     /// The path of `origin`'s socket, counted as in use (``Listener/leases``) until ``release(_:)``.
+    ///
+    /// The lease is taken when the listener is looked up or made, before its socket is ready: a socket is never
+    /// closed for idleness while a request waits for it (on a loaded machine the wait can outlast the idle timeout).
     private func lease(_ origin: Origin) async throws(ParleyError) -> (path: String, name: String) {
         while true {
             let (ready, name) = try listener(for: origin)
             do {
                 try await ready.get()
             } catch {
+                release(name)
                 throw ParleyError(
                     .transport,
                     "Parley could not open the local socket that carries pinned connections to \(origin): \(error).",
@@ -184,15 +188,18 @@ final class PinnedTLSRelay: Sendable {
             enum Outcome { case leased(String), closed, replaced }
             let outcome = state.withLock { state -> Outcome in
                 guard !state.closed else { return .closed }
-                // Closed for idleness while this task waited to run: the next turn opens a new socket.
+                // Its accept loop ended (an accept error) while this task waited to run: the next turn opens a new one.
                 guard state.active[origin] == name, let path = state.listeners[name]?.path else { return .replaced }
-                state.listeners[name]?.leases += 1
                 return .leased(path)
             }
             switch outcome {
             case .leased(let path): return (path, name)
-            case .closed: throw ParleyError(.transport, "The transport has been shut down; nothing was sent.")
-            case .replaced: continue
+            case .closed:
+                release(name)
+                throw ParleyError(.transport, "The transport has been shut down; nothing was sent.")
+            case .replaced:
+                release(name)
+                continue
             }
         }
     }
@@ -208,11 +215,12 @@ final class PinnedTLSRelay: Sendable {
         if idle { scheduleIdleCheck(of: name, after: idleTimeout) }
     }
 
-    /// The future and socket name of `origin`'s listener, which starts it on first use.
+    /// The future and socket name of `origin`'s listener, which starts it on first use, leased (``Listener/leases``)
+    /// for the caller: it stays open until ``release(_:)``.
     private func listener(for origin: Origin) throws(ParleyError) -> (EventLoopFuture<Void>, String) {
         try state.withLock { state throws(ParleyError) in
             if let name = state.active[origin], let listener = state.listeners[name] {
-                // Marked used now, so that it does not close between this request's look-up and its connection.
+                state.listeners[name]?.leases += 1
                 state.listeners[name]?.lastUsed = .now()
                 return (listener.ready, name)
             }
@@ -235,7 +243,8 @@ final class PinnedTLSRelay: Sendable {
                 origin: origin,
                 path: name,
                 ready: ready.futureResult,
-                acceptEnded: loop.makePromise(of: Void.self)
+                acceptEnded: loop.makePromise(of: Void.self),
+                leases: 1
             )
             state.active[origin] = name
             state.listeners[name]?.task = Task { await self.serve(origin, folder: folder, name: name, ready: ready) }
