@@ -46,7 +46,7 @@ extension DecodingError {
     /// nests deeper than `JSONDecoder` allows.
     package func isNestedTooDeep(body: some Collection<UInt8>) -> Bool {
         guard case .dataCorrupted = self else { return false }
-        return nesting != nil || JSONNesting.exceeds(Self.foundationNestingLimit, in: body)
+        return nesting != nil || JSONScanner.exceedsNesting(Self.foundationNestingLimit, in: body)
     }
 
     private var codingPathOfContext: [any CodingKey] {
