@@ -130,18 +130,17 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
     ///
     /// - Parameter isIdempotent: whether the request may be sent twice; `nil` for what the call in progress says
     ///   (``/Parley/CallContext``), else the method.
-    private func route<Result>(
+    func route<Result>(
         _ request: HTTPRequest,
         body: HTTPBody?,
         baseURL: URL,
         isIdempotent: Bool? = nil,
         perform: (_ url: String, _ host: String?) async throws -> Result
     ) async throws -> Result {
-        let url = request.absoluteURLString(baseURL: baseURL)
-        guard let pinnedRelay, Self.isHTTPS(request, url: url) else {
-            return try await perform(url, nil)
-        }
-        guard let target = Self.httpsTarget(of: request, baseURL: baseURL) else {
+        guard let pinnedRelay else { return try await perform(RequestTarget.text(of: request, baseURL: baseURL), nil) }
+        let target = RequestTarget(request, baseURL: baseURL)
+        guard target.scheme == "https" else { return try await perform(target.text, nil) }
+        guard let origin = PinnedTLSRelay.Origin(target) else {
             // Never sent unpinned: a pinned client's https request whose server Parley cannot tell.
             throw ParleyError(
                 .invalidRequest,
@@ -151,14 +150,14 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         // A pinned client's https request: AsyncHTTPClient speaks HTTP/1.1 to the relay's socket for the origin, and the
         // relay makes (and checks) the TLS connection. A connection the relay refused fails the request with the
         // relay's reason (an unpinned key, an untrusted chain), not with the closed socket AsyncHTTPClient saw.
-        return try await pinnedRelay.withURL(for: target.origin, pathAndQuery: target.pathAndQuery) { relayURL in
+        return try await pinnedRelay.withURL(for: origin, pathAndQuery: target.pathAndQuery) { relayURL in
             var mark = pinnedRelay.mark()
             do {
                 return try await perform(relayURL, target.authority)
             } catch {
                 // Only for a connection that closed under AsyncHTTPClient: a cancellation or a timeout is the call's own.
                 if let error = error as? ParleyError, error.kind == .cancelled || error.kind == .timeout { throw error }
-                if let refusal = pinnedRelay.failure(of: target.origin, since: mark) { throw refusal }
+                if let refusal = pinnedRelay.failure(of: origin, since: mark) { throw refusal }
                 // The connection guard cannot see a relayed connection's server close it while idle (it reads TCP state,
                 // and this is a Unix socket), so a request can be written just as that happens and fail unanswered. An
                 // idempotent one whose body can be read again is sent once more on a new connection, as RFC 9110
@@ -173,7 +172,7 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
                     return try await perform(relayURL, target.authority)
                 } catch {
                     if let error = error as? ParleyError, error.kind == .cancelled || error.kind == .timeout { throw error }
-                    throw pinnedRelay.failure(of: target.origin, since: mark) ?? error
+                    throw pinnedRelay.failure(of: origin, since: mark) ?? error
                 }
             }
         }
@@ -191,34 +190,6 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
             }
         }
         return false
-    }
-
-    /// Whether the request (to `url`) is an `https` one.
-    private static func isHTTPS(_ request: HTTPRequest, url: String) -> Bool {
-        if let scheme = request.scheme, request.authority != nil { return scheme.lowercased() == "https" }
-        return url.prefix(8).lowercased() == "https://"
-    }
-
-    /// The origin, authority (for `Host`) and path of an `https` request; `nil` for any other scheme.
-    private static func httpsTarget(
-        of request: HTTPRequest,
-        baseURL: URL
-    ) -> (origin: PinnedTLSRelay.Origin, authority: String, pathAndQuery: String)? {
-        if let scheme = request.scheme, let authority = request.authority {
-            guard scheme.lowercased() == "https", let origin = PinnedTLSRelay.Origin(authority: authority) else { return nil }
-            let host = authority.split(separator: "@").last.map(String.init) ?? authority
-            return (origin, host, request.path ?? "/")
-        }
-        guard let url = URL(string: request.absoluteURLString(baseURL: baseURL)), url.scheme?.lowercased() == "https",
-            let host = url.host(percentEncoded: true)
-        else { return nil }
-        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        let authority = url.port.map { "\(bracketed):\($0)" } ?? bracketed
-        guard let origin = PinnedTLSRelay.Origin(authority: authority) else { return nil }
-        var path = url.path(percentEncoded: true)
-        if path.isEmpty { path = "/" }
-        if let query = url.query(percentEncoded: true) { path += "?" + query }
-        return (origin, authority, path)
     }
 
     /// ``send(_:body:baseURL:operationID:)``, with the wait for the response head bounded by `headLimit` through
@@ -290,23 +261,6 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
             iterationBehavior: .single
         )
         return (response, responseBody)
-    }
-
-    /// ``WholeResponseReader/read(_:on:limits:)`` started from an event loop of the client: AsyncHTTPClient then
-    /// prefers a connection of that loop and calls the reader there, not on another loop it must wake, and the loop
-    /// resumes the call without waking a thread of the cooperative pool. Only this step runs there, AsyncHTTPClient's
-    /// own work and the reader's (Parley's bounded stages: the Architecture article's rule); the caller's code resumes
-    /// on its own executor.
-    private func read(_ request: HTTPClient.Request, limits: WholeResponseLimits) async throws -> WholeResponseReader.Response {
-        try await withTaskExecutorPreference(loopExecutors.next()) {
-            try await WholeResponseReader.read(request, on: client, limits: limits)
-        }
-    }
-
-    /// A failure of ``WholeResponseReader/read(_:on:limits:)`` as a ``/Parley/ParleyError``.
-    private static func translate(whole error: any Error, request: HTTPRequest) -> ParleyError {
-        guard let failure = error as? WholeResponseReader.Failure else { return translate(error, request: request) }
-        return translate(failure.underlying, request: request, afterHead: failure.afterHead)
     }
 
     /// `headLimit` when `deadline`, the head's, has passed: whatever error the request then failed with (the deadline's
@@ -406,41 +360,6 @@ extension TimeAmount {
     }
 }
 
-/// AsyncHTTPClient's response body as byte slices, its errors (a read timeout, a connection closed mid-body)
-/// translated into ``/Parley/ParleyError``s like the errors before the head.
-struct TranslatedBody: AsyncSequence, Sendable {
-    typealias Element = ArraySlice<UInt8>
-    typealias Failure = any Error
-    let base: HTTPClientResponse.Body
-    let request: HTTPRequest
-    /// The request body still being sent, if it streams: it ends when the response does.
-    let bodyProgress: RequestBodyProgress?
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        var base: HTTPClientResponse.Body.AsyncIterator
-        let request: HTTPRequest
-        let bodyProgress: RequestBodyProgress?
-
-        mutating func next() async throws -> ArraySlice<UInt8>? {
-            do {
-                guard let buffer = try await base.next() else {
-                    // A server may answer before it has read the whole request body (nginx does): the call ends
-                    // here, and so does the upload, instead of going on behind the caller's back.
-                    bodyProgress?.responseEnded()
-                    return nil
-                }
-                return ArraySlice(buffer.readableBytesView)
-            } catch {
-                throw AsyncHTTPClientTransport.translate(error, request: request, afterHead: true, bodyProgress: bodyProgress)
-            }
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: base.makeAsyncIterator(), request: request, bodyProgress: bodyProgress)
-    }
-}
-
 extension AsyncHTTPClientTransport: HeadLimitingTransport {
     /// A request without a body, or with one short enough to go out whole with the head
     /// (``wholeRequestBodyLimit``), is sent at once: AsyncHTTPClient's deadline, which runs from the start of the
@@ -460,52 +379,6 @@ extension AsyncHTTPClientTransport: HeadLimitingTransport {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         try await route(request, body: body, baseURL: baseURL) { url, host in
             try await execute(request, body: body, url: url, host: host, headLimit: headLimit)
-        }
-    }
-}
-
-extension AsyncHTTPClientTransport: WholeResponseTransport {
-    /// Sends the request and reads its response whole on the connection's event loop (``WholeResponseReader``), for a
-    /// buffered call of Parley's `Client`: one hop back to the caller with the head and the body, instead of one per
-    /// part. Taken only for a request that goes out at once (``boundsHead(of:body:)``).
-    package func sendReadingWhole(
-        _ request: HTTPRequest,
-        body: HTTPBody?,
-        baseURL: URL,
-        limits: WholeResponseLimits
-    ) async throws -> (HTTPResponse, WholeBody) {
-        var payload: ByteBuffer?
-        if let body, case .known(let count) = body.length, count > 0 { payload = try await Self.collect(body, count: count) }
-        return try await route(request, body: body, baseURL: baseURL, isIdempotent: limits.isIdempotent) { url, host in
-            let outgoing: HTTPClient.Request
-            do {
-                outgoing = try HTTPClient.Request(
-                    url: url,
-                    method: HTTPMethod(rawValue: request.method.rawValue),
-                    headers: Self.headers(of: request, host: host),
-                    body: payload.map { .byteBuffer($0) }
-                )
-            } catch {
-                throw Self.translate(error, request: request)
-            }
-            let answer: WholeResponseReader.Response
-            do {
-                answer = try await read(outgoing, limits: limits)
-            } catch let failure as WholeResponseReader.Failure
-                where !failure.afterHead && Self.isStaleConnection(failure.underlying) && !Task.isCancelled
-            {
-                // A pooled connection the server had closed while idle, nothing of the request written on it: sent
-                // again, once, on a new connection (see ``send(_:body:baseURL:operationID:)``).
-                do {
-                    answer = try await read(outgoing, limits: limits)
-                } catch {
-                    throw Self.translate(whole: error, request: request)
-                }
-            } catch {
-                throw Self.translate(whole: error, request: request)
-            }
-            let response = Self.response(status: answer.head.status, headers: answer.head.headers)
-            return (response, answer.body)
         }
     }
 }

@@ -34,36 +34,17 @@ final class PinnedTLSRelay: Sendable {
         var host: String
         var port: Int
 
-        /// The origin of an `https` request's authority (`host`, `host:port`, `[v6]:port`); `nil` when it has none.
-        init?(authority: String) {
-            var rest = Substring(authority)
-            if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
-            var port = 443
-            if rest.hasPrefix("[") {
-                guard let close = rest.firstIndex(of: "]") else { return nil }
-                host = String(rest[rest.index(after: rest.startIndex)..<close])
-                let after = rest[rest.index(after: close)...]
-                if after.hasPrefix(":") {
-                    guard let number = Int(after.dropFirst()) else { return nil }
-                    port = number
-                } else if !after.isEmpty {
-                    return nil
-                }
-            } else if let colon = rest.lastIndex(of: ":") {
-                host = String(rest[..<colon])
-                guard let number = Int(rest[rest.index(after: colon)...]) else { return nil }
-                port = number
-            } else {
-                host = String(rest)
-            }
-            guard !host.isEmpty, (1...65535).contains(port) else { return nil }
+        /// The origin of an `https` request; `nil` when its host or port cannot be read.
+        init?(_ target: RequestTarget) {
+            guard !target.host.isEmpty, !target.hasBadPort, let port = target.port else { return nil }
+            host = target.host
             self.port = port
         }
 
         /// Whether the host is an IP address (no SNI; the certificate must name the address).
         var isIPAddress: Bool { (try? SocketAddress(ipAddress: host, port: 0)) != nil }
 
-        var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+        var description: String { RequestTarget.authority(host: host, port: port) }
     }
 
     /// A listening socket and the task that serves it, from its start until its task has ended.
@@ -105,10 +86,10 @@ final class PinnedTLSRelay: Sendable {
         var sockets = 0
     }
 
-    private let context: NIOSSLContext
-    private let verifier: PinVerifier
-    private let group: any EventLoopGroup
-    private let connectTimeout: TimeAmount
+    let context: NIOSSLContext
+    let verifier: PinVerifier
+    let group: any EventLoopGroup
+    let connectTimeout: TimeAmount
     /// How long a socket stays without connections and requests before it is closed.
     private let idleTimeout: TimeAmount
     private let state = LockedState(State())
@@ -149,7 +130,7 @@ final class PinnedTLSRelay: Sendable {
         }
     }
 
-    private func record(_ error: ParleyError, for origin: Origin) {
+    func record(_ error: ParleyError, for origin: Origin) {
         state.withLock { state in
             state.serial += 1
             state.failures[origin] = (state.serial, error)
@@ -440,66 +421,6 @@ final class PinnedTLSRelay: Sendable {
         }
     }
 
-    /// A TLS connection to `origin` whose handshake has completed, its chain checked by the verifier; a
-    /// ``/Parley/ParleyError`` that says why when there is none.
-    private func connect(to origin: Origin) async throws(ParleyError) -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
-        let verdict = LockedState<ParleyError?>(nil)
-        let context = self.context
-        let verifier = self.verifier
-        let timeout = connectTimeout
-        do {
-            let (channel, handshake) = try await ClientBootstrap(group: group)
-                .connectTimeout(timeout)
-                .connect(host: origin.host, port: origin.port) { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        let tls = try NIOSSLClientHandler(
-                            context: context,
-                            serverHostname: origin.isIPAddress ? nil : origin.host,
-                            customVerificationCallbackWithMetadata: { certificates, promise in
-                                promise.completeWithTask {
-                                    if let refusal = await verifier.check(certificates, origin: origin) {
-                                        verdict.withLock { $0 = refusal }
-                                        return .failed
-                                    }
-                                    return .certificateVerified(VerificationMetadata(nil))
-                                }
-                            }
-                        )
-                        let watcher = HandshakeWatcher(promise: channel.eventLoop.makePromise(of: Void.self))
-                        try channel.pipeline.syncOperations.addHandler(tls)
-                        try channel.pipeline.syncOperations.addHandler(watcher)
-                        let bound = NIOLoopBound(watcher, eventLoop: channel.eventLoop)
-                        let timer = channel.eventLoop.scheduleTask(in: timeout) {
-                            bound.value.fail(HandshakeTimeout())
-                            channel.close(promise: nil)
-                        }
-                        watcher.promise.futureResult.whenComplete { _ in timer.cancel() }
-                        let wrapped = try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
-                        return (wrapped, watcher.promise.futureResult)
-                    }
-                }
-            do {
-                try await handshake.get()
-            } catch {
-                try? await channel.channel.close()
-                throw error
-            }
-            return channel
-        } catch {
-            if let refusal = verdict.withLock({ $0 }) { throw refusal }
-            if error is HandshakeTimeout {
-                throw ParleyError(
-                    .timeout,
-                    "The TLS handshake with \(origin) did not finish within the connect timeout (\(timeout.nanoseconds / 1_000_000) ms).",
-                    underlying: error
-                )
-            }
-            // Refused, unreachable, a TLS version in common: as AsyncHTTPClient's own connections say it.
-            let request = HTTPRequest(method: .get, scheme: "https", authority: origin.description, path: "/")
-            throw AsyncHTTPClientTransport.translate(error, request: request)
-        }
-    }
-
     /// Stops listening, closes every relayed connection, and removes the sockets and their folder.
     func shutdown() async {
         let (listeners, folder) = state.withLock { state in
@@ -519,95 +440,9 @@ final class PinnedTLSRelay: Sendable {
         guard let folder, let path = try? await folder.value else { return }
         _ = try? await NIOThreadPool.singleton.runIfActive { Self.removeFolder(path) }
     }
-
-    /// A new folder for the sockets, that only this user can enter.
-    private static func makeFolder() throws -> String {
-        // A socket's path holds at most 107 bytes: a long TMPDIR (macOS's are) falls back to /tmp.
-        let base =
-            ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty || $0.utf8.count > 64 ? nil : $0 } ?? "/tmp"
-        var template =
-            Array((base.hasSuffix("/") ? base : base + "/").utf8CString.dropLast()) + Array("parley-pins-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else {
-            throw ParleyError(
-                .transport,
-                "Parley could not make a folder for its pinned-connection sockets in \(base) (errno \(errno))."
-            )
-        }
-        return String(cString: made)
-    }
-
-    private static func removeFolder(_ path: String) {
-        guard let directory = opendir(path) else { return }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasSuffix(".sock") { unlink(path + "/" + name) }
-        }
-        closedir(directory)
-        rmdir(path)
-    }
-
-    /// `text` with every byte but letters, digits, `-`, `.` and `_` percent-encoded (a socket path as a URL host).
-    static func percentEncoded(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = Array("0123456789ABCDEF".utf8)
-                encoded += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
-            }
-        }
-        return encoded
-    }
 }
 
 /// A handler that does nothing: adding it to a channel's pipeline succeeds exactly when the pipeline is still there.
 private final class PipelineProbe: ChannelInboundHandler, Sendable {
     typealias InboundIn = NIOAny
-}
-
-/// The handshake of a relayed connection did not finish within the connect timeout.
-private struct HandshakeTimeout: Error {}
-
-/// Completes its promise when the TLS handshake completes, or fails it when the connection fails or closes first.
-private final class HandshakeWatcher: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = NIOAny
-
-    let promise: EventLoopPromise<Void>
-    private var done = false
-
-    init(promise: EventLoopPromise<Void>) {
-        self.promise = promise
-    }
-
-    func fail(_ error: any Error) {
-        guard !done else { return }
-        done = true
-        promise.fail(error)
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted = event, !done {
-            done = true
-            promise.succeed()
-        }
-        context.fireUserInboundEventTriggered(event)
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        fail(error)
-        context.fireErrorCaught(error)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        fail(ChannelError.eof)
-        context.fireChannelInactive()
-    }
-
-    func handlerRemoved(context: ChannelHandlerContext) {
-        fail(ChannelError.ioOnClosedChannel)
-    }
 }

@@ -58,18 +58,19 @@ public struct ProxyingTransport: ShutdownTransport {
         baseURL: URL,
         operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        let url = URL(string: request.absoluteURLString(baseURL: baseURL))
-        if let url, let problem = settings.problem(for: url) {
-            throw ParleyError(.invalidRequest, "The request to \(url.host() ?? "the server") was not sent: \(problem).")
+        let target = RequestTarget(request, baseURL: baseURL)
+        let proxy = settings.proxy(for: target)
+        if let problem = settings.problem(for: target) {
+            throw ParleyError(.invalidRequest, "The request to \(Self.host(of: target)) was not sent: \(problem).")
         }
-        if let url, let proxy = settings.proxy(for: url), proxy.kind == .socks5, proxy.credentials != nil {
+        if let proxy, proxy.kind == .socks5, proxy.credentials != nil {
             throw ParleyError(
                 .invalidRequest,
                 "The SOCKS5 proxy \(proxy) has credentials, which AsyncHTTPClient cannot send (it speaks SOCKS5 without "
                     + "authentication); the request was not sent rather than sent without them."
             )
         }
-        guard let url, let proxy = settings.proxy(for: url), let transport = proxied[proxy] else {
+        guard let proxy, let transport = proxied[proxy] else {
             return try await direct.send(request, body: body, baseURL: baseURL, operationID: operationID)
         }
         do {
@@ -86,7 +87,7 @@ public struct ProxyingTransport: ShutdownTransport {
             case .invalidProxyResponse?:
                 error = ParleyError(
                     .transport,
-                    "The proxy \(proxy) refused to open a tunnel to \(url.host() ?? "the server") (its answer to CONNECT "
+                    "The proxy \(proxy) refused to open a tunnel to \(Self.host(of: target)) (its answer to CONNECT "
                         + "was not 200): wrong credentials, or a host or port it does not allow.",
                     underlying: error.underlying
                 )
@@ -101,6 +102,11 @@ public struct ProxyingTransport: ShutdownTransport {
     public func shutdown() async throws {
         try await direct.shutdown()
         for transport in proxied.values { try await transport.shutdown() }
+    }
+
+    /// The host of `target` for a message (percent-decoded, without brackets).
+    private static func host(of target: RequestTarget) -> String {
+        target.host.isEmpty ? "the server" : target.decodedHost
     }
 
     private static func ahcProxy(_ proxy: Proxy) -> HTTPClient.Configuration.Proxy {

@@ -107,7 +107,7 @@ public final class RecordingTransport: ShutdownTransport {
         let slot = store.begin()
         let (sentBody, requestTap) = BodyTap.tapping(body, limit: maxBodySize)
         let (response, responseBody) = try await wrapped.send(request, body: sentBody, baseURL: baseURL, operationID: operationID)
-        let url = request.absoluteURLString(baseURL: baseURL)
+        let url = RequestTarget.text(of: request, baseURL: baseURL)
         let subject = "\(request.method.rawValue) \(secrets.scrub(redaction.redacted(url: url)))"
         try requestTap?.checkLimit(subject: subject, recorder: "RecordingTransport", lost: "; the exchange was not recorded")
         let record: @Sendable (Fixture.Body?) -> ParleyError? = { [store] responseBody in

@@ -190,11 +190,12 @@ public struct URLSessionTransport: ShutdownTransport {
     }
 
     static func urlRequest(for request: HTTPRequest, baseURL: URL) throws -> URLRequest {
-        let text = request.absoluteURLString(baseURL: baseURL)
-        if let scheme = request.scheme ?? baseURL.scheme, scheme.lowercased().hasSuffix("+unix") {
+        let target = RequestTarget(request, baseURL: baseURL)
+        let text = target.text
+        if target.unixSocketPath != nil {
             throw ParleyError(
                 .invalidRequest,
-                "URLSession cannot connect to a Unix domain socket (\(scheme)://…): use AsyncHTTPClientTransport, "
+                "URLSession cannot connect to a Unix domain socket (\(target.scheme)://…): use AsyncHTTPClientTransport, "
                     + "the default transport on Linux, for such a base URL. Nothing was sent."
             )
         }

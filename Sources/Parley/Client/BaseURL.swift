@@ -22,7 +22,7 @@ struct BaseURL: Sendable {
         func invalid(_ reason: String) -> ParleyError {
             ParleyError(
                 .invalidRequest,
-                "The base URL \(String(reflecting: RequestURLText.redactingUserInfo(url.absoluteString))) \(reason)."
+                "The base URL \(String(reflecting: RequestTarget(url).redacted)) \(reason)."
             )
         }
         guard let scheme = url.scheme?.lowercased(), Self.schemes.contains(scheme) else {
@@ -43,9 +43,8 @@ struct BaseURL: Sendable {
                     + ".basicAuth(username:password:) instead, and never in the URL"
             )
         }
-        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         self.scheme = scheme
-        self.authority = url.port.map { "\(bracketed):\($0)" } ?? bracketed
+        self.authority = RequestTarget.authority(host: host, port: url.port)
         var path = url.path(percentEncoded: true)
         while path.hasSuffix("/") { path.removeLast() }
         self.path = path

@@ -72,7 +72,7 @@ extension Client {
         reporter: ProgressReporter
     ) async throws(ParleyError) -> DownloadResult {
         let partial = try PartialDownload(destination: destination)
-        let url = try self.makeRequestHead(endpoint).absoluteURLString(baseURL: nil)
+        let url = try RequestTarget.text(of: self.makeRequestHead(endpoint), baseURL: nil)
         var start = resume ? partial.resumable(url: url) : nil
         if start == nil { partial.discard() }
         while true {

@@ -93,7 +93,12 @@ public final class CookieJar: Sendable {
 
     /// The cookies to send to `url`, in the order they go in the `Cookie` field (longer paths first, then older).
     public func cookies(for url: URL) -> [Cookie] {
-        guard let target = Target(url) else { return [] }
+        cookies(for: RequestTarget(url))
+    }
+
+    /// The cookies to send to `target` (`cookies(for: URL)`).
+    package func cookies(for target: RequestTarget) -> [Cookie] {
+        guard let target = Target(target) else { return [] }
         let now = Date()
         let matching = state.withLock { $0.cookies(inDomains: target.domains, removingExpiredAt: now) }
             .filter { Self.belongs($0.cookie, to: target) }
@@ -103,7 +108,12 @@ public final class CookieJar: Sendable {
 
     /// The `Cookie` field value for `url` (`a=1; b=2`), or `nil` when no cookie belongs to it.
     public func cookieHeader(for url: URL) -> String? {
-        let cookies = cookies(for: url)
+        cookieHeader(for: RequestTarget(url))
+    }
+
+    /// The `Cookie` field value for `target` (`cookieHeader(for: URL)`).
+    package func cookieHeader(for target: RequestTarget) -> String? {
+        let cookies = cookies(for: target)
         guard !cookies.isEmpty else { return nil }
         return cookies.map { "\($0.name)=\($0.value)" }.joined(separator: "; ")
     }
@@ -111,7 +121,12 @@ public final class CookieJar: Sendable {
     /// Stores the cookies of the `Set-Cookie` field values of a response from `url`; a value that breaks the rules
     /// (see the type's description) is ignored, as RFC 6265 says.
     public func store(_ setCookieValues: [String], from url: URL) {
-        guard !setCookieValues.isEmpty, let origin = Target(url) else { return }
+        store(setCookieValues, from: RequestTarget(url))
+    }
+
+    /// Stores the cookies a response from `target` sets (`store(_:from: URL)`).
+    package func store(_ setCookieValues: [String], from target: RequestTarget) {
+        guard !setCookieValues.isEmpty, let origin = Target(target) else { return }
         let now = Date()
         let parsed = setCookieValues.compactMap { SetCookie.parse($0) }.compactMap {
             Self.cookie(from: $0, origin: origin, now: now)
@@ -278,12 +293,16 @@ public final class CookieJar: Sendable {
         let isAddress: Bool
 
         init?(_ url: URL) {
-            guard var host = url.host?.lowercased(), !host.isEmpty else { return nil }
-            if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+            self.init(RequestTarget(url))
+        }
+
+        init?(_ target: RequestTarget) {
+            let host = target.decodedHost.lowercased()
+            guard !host.isEmpty else { return nil }
             self.host = host.hasSuffix(".") ? String(host.dropLast()) : host
-            let path = url.path
+            let path = PercentEncoding.decode(target.path) ?? String(target.path)
             self.path = path.isEmpty ? "/" : path
-            isSecure = ["https", "wss"].contains(url.scheme?.lowercased() ?? "")
+            isSecure = target.isSecure
             isAddress = host.contains(":") || host.split(separator: ".").allSatisfy { UInt8($0) != nil }
         }
 

@@ -88,7 +88,7 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
         secrets: Secrets = .redacted,
         sensitiveFields: SensitiveFields
     ) {
-        let url = RequestURL(request, baseURL: baseURL)
+        let url = RequestTarget(request, baseURL: baseURL)
         self.init(
             request,
             url: url.redacted(queryItems: sensitiveFields.queryItems, placeholder: Redaction.placeholder),
@@ -115,12 +115,10 @@ public struct CurlCommand: Sendable, CustomStringConvertible {
         }
         var url = url
         // http+unix://%2Fpath%2Fto.sock/x: curl's --unix-socket with the path, and the URL on localhost.
-        if let schemeEnd = url.firstRange(of: "+unix://") {
-            let rest = url[schemeEnd.upperBound...]
-            let host = rest.prefix { $0 != "/" }
-            let socket = PercentEncoding.decode(host) ?? String(host)
+        let target = RequestTarget(url)
+        if let socket = target.unixSocketPath {
             words += ["--unix-socket", Self.quote(socket)]
-            url = url[..<schemeEnd.lowerBound] + "://localhost" + rest.dropFirst(host.count)
+            url = target.scheme.dropLast("+unix".count) + "://localhost" + target.afterAuthority
         }
         // -g: curl would read [ ] { } in a URL as its globbing patterns (filter[name]=x).
         if url.contains(where: { "[]{}".contains($0) }) { words.append("-g") }

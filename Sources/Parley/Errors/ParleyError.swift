@@ -79,7 +79,7 @@ public struct ParleyError: Error, Sendable, CustomStringConvertible {
         /// summary.
         public var url: String
         /// "GET http://…", with the URL's user info (`user:password@`) redacted.
-        public var description: String { "\(method.rawValue) \(RequestURLText.redactingUserInfo(url))" }
+        public var description: String { "\(method.rawValue) \(RequestTarget(url).redacted)" }
     }
 
     /// The class of failure.

@@ -54,7 +54,7 @@ extension Pipeline {
             failure = ParleyError.wrapping(error, as: .transport, "The transport failed: \(error)")
         }
         guard let request else { return failure }
-        let secrets = RequestURLText.userInfoSecrets(request.absoluteURLString(baseURL: nil))
+        let secrets = RequestTarget(request, baseURL: nil).secrets()
         return secrets.isEmpty ? failure : Redaction(secrets).scrub(failure)
     }
 
@@ -62,7 +62,7 @@ extension Pipeline {
     static func summary(of request: HTTPRequest, sensitiveFields: SensitiveFields = .default) -> ParleyError.RequestSummary {
         ParleyError.RequestSummary(
             method: request.method,
-            url: RequestURL(request, baseURL: nil).redacted(
+            url: RequestTarget(request, baseURL: nil).redacted(
                 queryItems: sensitiveFields.queryItems,
                 placeholder: Redaction.placeholder
             )

@@ -298,7 +298,7 @@ final class Pipeline: Sendable {
         _ url: URL,
         send: (HTTPRequest) async throws -> (HTTPResponse, Payload)
     ) async throws -> (HTTPResponse, Payload) {
-        guard let target = URL(string: request.absoluteURLString(baseURL: url)) else { return try await send(request) }
+        let target = RequestTarget(request, baseURL: url)
         var request = request
         if let cookies = jar.cookieHeader(for: target) {
             let own = request.headerFields[values: .cookie]

@@ -49,28 +49,23 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
         var text = String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
         guard !text.isEmpty else { return nil }
         if !text.contains("://") { text = "http://" + text }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false),
-            !host.isEmpty
-        else { return nil }
-        switch scheme {
+        guard let url = URL(string: text) else { return nil }
+        let target = RequestTarget(url)
+        let host = target.decodedHost
+        guard !host.isEmpty, !target.hasBadPort else { return nil }
+        switch target.scheme {
         case "http": kind = .http
         case "socks5", "socks5h", "socks": kind = .socks5
         default: return nil
         }
-        if let port = url.port {
-            guard (1...65535).contains(port) else { return nil }
-            self.port = port
-        } else {
-            port = 1080
-        }
-        self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        port = target.explicitPort ?? 1080
+        self.host = host
         user = url.user(percentEncoded: false)
         password = url.password(percentEncoded: false)
     }
 
     /// `http://host:port`, with `<redacted>@` in place of credentials.
     public var description: String {
-        let host = self.host.contains(":") ? "[\(self.host)]" : self.host
-        return "\(kind.rawValue)://\(user == nil ? "" : "<redacted>@")\(host):\(port)"
+        "\(kind.rawValue)://\(user == nil ? "" : "<redacted>@")\(RequestTarget.authority(host: host, port: port))"
     }
 }

@@ -76,11 +76,13 @@ public struct ProxySettings: Sendable, Hashable {
 
     /// Why a request to `url` cannot be sent: its proxy was named but cannot be used (``unusable``); `nil` otherwise.
     public func problem(for url: URL) -> String? {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false), !scheme.hasSuffix("+unix")
-        else { return nil }
-        let secure = scheme == "https" || scheme == "wss"
-        let port = url.port ?? (secure ? 443 : 80)
-        guard !bypasses(host: host, port: port) else { return nil }
+        problem(for: RequestTarget(url))
+    }
+
+    /// Why a request to `target` cannot be sent (`problem(for: URL)`).
+    package func problem(for target: RequestTarget) -> String? {
+        guard let (host, port) = Self.proxied(target), !bypasses(host: host, port: port) else { return nil }
+        let secure = target.isSecure
         if secure, https == nil, let reason = unusable["https"] { return reason }
         if !secure, http == nil, let reason = unusable["http"] { return reason }
         if (secure ? https : http) == nil, all == nil, let reason = unusable["all"] { return reason }
@@ -89,12 +91,20 @@ public struct ProxySettings: Sendable, Hashable {
 
     /// The proxy of a request to `url`, or `nil` to go direct.
     public func proxy(for url: URL) -> Proxy? {
-        guard let scheme = url.scheme?.lowercased(), let host = url.host(percentEncoded: false) else { return nil }
-        guard !scheme.hasSuffix("+unix") else { return nil }  // a Unix socket is local
-        let secure = scheme == "https" || scheme == "wss"
-        guard let proxy = (secure ? https : http) ?? all else { return nil }
-        let port = url.port ?? (secure ? 443 : 80)
+        proxy(for: RequestTarget(url))
+    }
+
+    /// The proxy of a request to `target` (`proxy(for: URL)`).
+    package func proxy(for target: RequestTarget) -> Proxy? {
+        guard let (host, port) = Self.proxied(target), let proxy = (target.isSecure ? https : http) ?? all else { return nil }
         return bypasses(host: host, port: port) ? nil : proxy
+    }
+
+    /// The host (percent-decoded) and port that `no_proxy` is matched against; `nil` for a target no proxy carries: no
+    /// scheme, or a Unix socket (which is local).
+    private static func proxied(_ target: RequestTarget) -> (host: String, port: Int)? {
+        guard !target.scheme.isEmpty, !target.scheme.hasSuffix("+unix"), !target.host.isEmpty else { return nil }
+        return (target.decodedHost, target.port ?? 80)
     }
 
     /// Whether `host` (a name, or an IP address, with or without brackets) on `port` goes direct, by curl's rules for

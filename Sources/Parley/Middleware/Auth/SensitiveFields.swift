@@ -109,7 +109,7 @@ public struct SensitiveFields: Sendable, Hashable {
     /// info, each raw and percent-decoded. What to scrub out of any text about the request.
     /// Values shorter than 4 characters are left out: they are shown as `<redacted>` where they stand (a header
     /// value, a query item), but replacing every `1` of a text would hide what it says.
-    func secrets(in request: HTTPRequest, url: RequestURL) -> [String] {
+    func secrets(in request: HTTPRequest, url: RequestTarget) -> [String] {
         var secrets = url.secrets(queryItems: queryItems)
         for field in request.headerFields where headerFields.contains(field.name) {
             secrets.append(field.value)
@@ -119,13 +119,13 @@ public struct SensitiveFields: Sendable, Hashable {
     }
 
     /// A ``Redaction`` of ``secrets(in:url:)``.
-    func redaction(of request: HTTPRequest, url: RequestURL) -> Redaction {
+    func redaction(of request: HTTPRequest, url: RequestTarget) -> Redaction {
         Redaction(secrets(in: request, url: url))
     }
 
     /// A ``Redaction`` of ``secrets(in:url:)`` for `request` relative to `baseURL`.
     func redaction(of request: HTTPRequest, baseURL: URL?) -> Redaction {
-        redaction(of: request, url: RequestURL(request, baseURL: baseURL))
+        redaction(of: request, url: RequestTarget(request, baseURL: baseURL))
     }
 }
 

@@ -158,7 +158,7 @@ public final class RequestCoalescingMiddleware: ClientMiddleware, Sendable {
 
         init(_ request: HTTPRequest, baseURL: URL, ignoring ignored: Set<HTTPField.Name>) {
             method = request.method.rawValue
-            url = request.absoluteURLString(baseURL: baseURL)
+            url = RequestTarget.text(of: request, baseURL: baseURL)
             fields = request.headerFields.filter { !ignored.contains($0.name) }
                 .map { $0.name.canonicalName + ":" + $0.value }.sorted()
         }

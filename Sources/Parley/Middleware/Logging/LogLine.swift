@@ -8,7 +8,7 @@ struct LogLine: Sendable {
     /// The request as sent on.
     let request: HTTPRequest
     /// Its URL.
-    let url: RequestURL
+    let url: RequestTarget
     /// The endpoint's name, or the operation ID outside a `Client`.
     let endpoint: String
     /// The attempt number (`nil` for a line about the whole call).
@@ -16,7 +16,7 @@ struct LogLine: Sendable {
     /// What is secret: the middleware's names, the client's, and the credentials the auth middlewares added.
     let sensitive: SensitiveFields
 
-    init(middleware: LoggingMiddleware, request: HTTPRequest, url: RequestURL, endpoint: String, attempt: Int?) {
+    init(middleware: LoggingMiddleware, request: HTTPRequest, url: RequestTarget, endpoint: String, attempt: Int?) {
         self.middleware = middleware
         self.request = request
         self.url = url

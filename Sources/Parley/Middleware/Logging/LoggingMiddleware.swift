@@ -119,7 +119,7 @@ public struct LoggingMiddleware: ClientMiddleware {
         let line = LogLine(
             middleware: self,
             request: request,
-            url: RequestURL(request, baseURL: baseURL),
+            url: RequestTarget(request, baseURL: baseURL),
             endpoint: CallContext.current?.endpointName ?? operationID,
             attempt: CallContext.current?.attempt ?? 1
         )
@@ -139,7 +139,7 @@ extension LoggingMiddleware: CallOutcomeObserver {
     /// it: a status the endpoint does not accept, a body that does not decode, a validator that rejects it.
     public func callFailedAfterChain(_ error: ParleyError, request: HTTPRequest, endpoint: String) {
         guard logger.logLevel <= failureLevel else { return }
-        LogLine(middleware: self, request: request, url: RequestURL(request, baseURL: nil), endpoint: endpoint, attempt: nil)
+        LogLine(middleware: self, request: request, url: RequestTarget(request, baseURL: nil), endpoint: endpoint, attempt: nil)
             .logFailureAfterChain(error, to: logger)
     }
 }

@@ -14,7 +14,7 @@ struct RequestSpan: Sendable {
     let span: any Span
     /// The request and its URL, for scrubbing its secrets out of recorded errors.
     private let request: HTTPRequest
-    private let url: RequestURL
+    private let url: RequestTarget
     /// What is secret: the middleware's query items, and ``SensitiveFields/current``.
     private let sensitive: SensitiveFields
 
@@ -37,7 +37,7 @@ struct RequestSpan: Sendable {
         endpoint: String?,
         injecting: Bool = true
     ) {
-        let url = RequestURL(request, baseURL: baseURL)
+        let url = RequestTarget(request, baseURL: baseURL)
         self.url = url
         self.request = request
         let sensitive = SensitiveFields.current.union(SensitiveFields(headerFields: [], queryItems: redactedQueryItems))

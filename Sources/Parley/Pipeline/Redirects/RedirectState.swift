@@ -29,7 +29,7 @@ package struct RedirectState: Sendable {
     let baseURL: URL
     /// What the auth middlewares above added: kept to the first origin like the policy's credential fields.
     let added: OriginBoundCredentials
-    private let firstOrigin: Origin
+    private let firstOrigin: RequestTarget.Origin
     /// Hops followed so far.
     package private(set) var hops = 0
     /// Method and URL of every request of the chain, to find loops.
@@ -45,8 +45,9 @@ package struct RedirectState: Sendable {
         self.policy = policy
         self.baseURL = baseURL
         self.added = added
-        self.firstOrigin = Origin(first, baseURL: baseURL)
-        self.visited = [Self.key(first, baseURL: baseURL)]
+        let target = RequestTarget(first, baseURL: baseURL)
+        self.firstOrigin = target.origin
+        self.visited = [Self.key(first.method, target)]
     }
 
     /// Whether `response` is a redirect Parley may follow (a status it follows, with a `Location`).
@@ -59,7 +60,8 @@ package struct RedirectState: Sendable {
     package mutating func decide(_ response: HTTPResponse, to request: HTTPRequest, body replayable: Bool?) -> Decision {
         let code = response.status.code
         guard Self.followed.contains(code), let location = response.headerFields[.location] else { return .answer }
-        let from = request.absoluteURLString(baseURL: baseURL)
+        let current = RequestTarget(request, baseURL: baseURL)
+        let from = current.text
         func refuse(_ reason: String) -> Decision {
             .refuse(
                 ParleyError(
@@ -74,13 +76,13 @@ package struct RedirectState: Sendable {
                     + "Configuration.redirects.maxRedirects if the chain is legitimate."
             )
         }
-        guard let current = URL(string: from), let target = URL(string: location, relativeTo: current)?.absoluteURL,
-            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = target.host(percentEncoded: true), !host.isEmpty
+        guard let target = current.resolving(location), target.scheme == "http" || target.scheme == "https",
+            !target.host.isEmpty, !target.hasBadPort
         else {
             return refuse("which is not an http or https URL Parley can follow.")
         }
-        if request.scheme?.lowercased() == "https", scheme == "http", !policy.allowsDowngrade {
+        let scheme = target.scheme
+        if current.scheme == "https", scheme == "http", !policy.allowsDowngrade {
             return refuse("which would leave https for plain http; set Configuration.redirects.allowsDowngrade to follow it.")
         }
         var next = request
@@ -96,21 +98,18 @@ package struct RedirectState: Sendable {
             )
         }
         next.scheme = scheme
-        next.authority = Self.authority(of: target, host: host)
-        var path = target.path(percentEncoded: true)
-        if path.isEmpty { path = "/" }
-        let query = target.query(percentEncoded: true)
-        if let query { path += "?" + query }
+        next.authority = target.authority
+        let path = target.pathAndQuery
         next.path = path
-        if Origin(next, baseURL: baseURL) != firstOrigin {
+        if target.origin != firstOrigin {
             // Credentials are for the first origin only: the policy's, and whatever an auth middleware added.
             for name in policy.credentialHeaderFields.union(added.headerFields) { next.headerFields[name] = nil }
             let items = policy.credentialQueryItems.union(added.queryItems)
-            if let query, !items.isEmpty {
-                next.path = Self.removing(items, fromPath: path, query: query)
+            if let query = target.queryText, !items.isEmpty {
+                next.path = Self.removing(items, fromPath: path, query: String(query))
             }
         }
-        guard visited.insert(Self.key(next, baseURL: baseURL)).inserted else {
+        guard visited.insert(Self.key(next.method, RequestTarget(next, baseURL: baseURL))).inserted else {
             return refuse("which it visited before in this chain: a redirect loop.")
         }
         hops += 1
@@ -129,33 +128,13 @@ package struct RedirectState: Sendable {
     }
 
     /// The loop-detection key: method and URL.
-    private static func key(_ request: HTTPRequest, baseURL: URL) -> String {
-        request.method.rawValue + " " + request.absoluteURLString(baseURL: baseURL)
-    }
-
-    /// `host[:port]` of `url`, IPv6 hosts in brackets.
-    private static func authority(of url: URL, host: String) -> String {
-        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        return url.port.map { "\(bracketed):\($0)" } ?? bracketed
+    private static func key(_ method: HTTPRequest.Method, _ target: RequestTarget) -> String {
+        method.rawValue + " " + target.text
     }
 
     /// A URL for an error message: without its query, which may hold credentials.
     private static func display(_ url: String) -> String {
         guard let mark = url.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return url }
         return String(url[..<mark]) + "?…"
-    }
-}
-
-/// Scheme, host and port: what must stay the same for credentials to follow a redirect.
-private struct Origin: Hashable {
-    let scheme: String
-    let host: String
-    let port: Int
-
-    init(_ request: HTTPRequest, baseURL: URL) {
-        let url = URL(string: request.absoluteURLString(baseURL: baseURL))
-        scheme = url?.scheme?.lowercased() ?? ""
-        host = url?.host(percentEncoded: true)?.lowercased() ?? ""
-        port = url?.port ?? (scheme == "https" ? 443 : 80)
     }
 }
