@@ -138,7 +138,7 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         perform: (_ url: String, _ host: String?) async throws -> Result
     ) async throws -> Result {
         guard let pinnedRelay else { return try await perform(RequestTarget.text(of: request, baseURL: baseURL), nil) }
-        let target = RequestTarget(request, baseURL: baseURL)
+        let target = RequestTarget.of(request, baseURL: baseURL)
         guard target.scheme == "https" else { return try await perform(target.text, nil) }
         guard let origin = PinnedTLSRelay.Origin(target) else {
             // Never sent unpinned: a pinned client's https request whose server Parley cannot tell.

@@ -58,7 +58,7 @@ public struct ProxyingTransport: ShutdownTransport {
         baseURL: URL,
         operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        let target = RequestTarget(request, baseURL: baseURL)
+        let target = RequestTarget.of(request, baseURL: baseURL)
         let proxy = settings.proxy(for: target)
         if let problem = settings.problem(for: target) {
             throw ParleyError(.invalidRequest, "The request to \(Self.host(of: target)) was not sent: \(problem).")

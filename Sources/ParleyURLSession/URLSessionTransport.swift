@@ -190,7 +190,7 @@ public struct URLSessionTransport: ShutdownTransport {
     }
 
     static func urlRequest(for request: HTTPRequest, baseURL: URL) throws -> URLRequest {
-        let target = RequestTarget(request, baseURL: baseURL)
+        let target = RequestTarget.of(request, baseURL: baseURL)
         let text = target.text
         if target.unixSocketPath != nil {
             throw ParleyError(

@@ -133,7 +133,7 @@ public final class HTTPCache: Sendable {
     ) async throws -> (
         HTTPResponse, HTTPBody?
     ) {
-        let target = RequestTarget(request, baseURL: baseURL)
+        let target = RequestTarget.of(request, baseURL: baseURL)
         guard request.method == .get else {
             let (response, responseBody) = try await next(request, body, baseURL)
             if ![.head, .options, .trace].contains(request.method), (200..<400).contains(response.status.code) {

@@ -34,6 +34,9 @@ struct CallScope: Sendable {
     var credentials = OriginBoundCredentials()
     /// The client's decompression limits, `nil` when decompression is off (``ResponseDecompression/forTransport``).
     var decompression: ResponseDecompression? = ResponseDecompression()
+    /// The URL of the request in progress, taken apart: made in stage 1, then by ``RedirectState`` for each hop
+    /// (``RequestTarget/of(_:baseURL:)``).
+    var target: RequestTarget?
 
     /// The endpoint's name, handed to middlewares and the transport as `operationID`.
     var operationID: String { context?.endpointName ?? "" }

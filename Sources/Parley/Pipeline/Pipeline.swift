@@ -173,7 +173,8 @@ final class Pipeline: Sendable {
                 sensitiveFields: sensitiveFields,
                 sent: sent,
                 whole: whole,
-                decompression: configuration.decompression
+                decompression: configuration.decompression,
+                target: RequestTarget(target, baseURL: nil)
             )
             let response: HTTPResponse
             var storage: ResponseBody.Storage
@@ -298,7 +299,7 @@ final class Pipeline: Sendable {
         _ url: URL,
         send: (HTTPRequest) async throws -> (HTTPResponse, Payload)
     ) async throws -> (HTTPResponse, Payload) {
-        let target = RequestTarget(request, baseURL: url)
+        let target = RequestTarget.of(request, baseURL: url)
         var request = request
         if let cookies = jar.cookieHeader(for: target) {
             let own = request.headerFields[values: .cookie]

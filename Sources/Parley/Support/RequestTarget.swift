@@ -86,6 +86,27 @@ package struct RequestTarget: Sendable {
         }
     }
 
+    /// The target of `request`: the call's own (made in stage 1, or by ``RedirectState`` for the hop in progress) when
+    /// it is `request`'s URL, else `request`'s URL parsed.
+    package static func of(_ request: HTTPRequest, baseURL: URL?) -> RequestTarget {
+        if let target = CallScope.current?.target, target.describes(request, baseURL: baseURL) { return target }
+        return RequestTarget(request, baseURL: baseURL)
+    }
+
+    /// Whether this is the URL of `request` (``text(of:baseURL:)``), checked without building that text.
+    func describes(_ request: HTTPRequest, baseURL: URL?) -> Bool {
+        guard let scheme = request.scheme, let authority = request.authority else {
+            return text == Self.text(of: request, baseURL: baseURL)
+        }
+        let path = request.path ?? "/"
+        var rest = text.utf8[...]
+        for part in [scheme.utf8[...], "://".utf8[...], authority.utf8[...]] {
+            guard rest.starts(with: part) else { return false }
+            rest = rest.dropFirst(part.count)
+        }
+        return rest.elementsEqual(path.utf8)
+    }
+
     /// The URL text of `request` (see ``init(_:baseURL:)``).
     package static func text(of request: HTTPRequest, baseURL: URL?) -> String {
         let path = request.path ?? "/"

@@ -119,7 +119,7 @@ public struct LoggingMiddleware: ClientMiddleware {
         let line = LogLine(
             middleware: self,
             request: request,
-            url: RequestTarget(request, baseURL: baseURL),
+            url: RequestTarget.of(request, baseURL: baseURL),
             endpoint: CallContext.current?.endpointName ?? operationID,
             attempt: CallContext.current?.attempt ?? 1
         )

@@ -37,7 +37,7 @@ struct RequestSpan: Sendable {
         endpoint: String?,
         injecting: Bool = true
     ) {
-        let url = RequestTarget(request, baseURL: baseURL)
+        let url = RequestTarget.of(request, baseURL: baseURL)
         self.url = url
         self.request = request
         let sensitive = SensitiveFields.current.union(SensitiveFields(headerFields: [], queryItems: redactedQueryItems))

@@ -27,7 +27,7 @@ struct RedirectFollower: Sendable {
         // Made at the first redirect only: most calls have none and pay nothing for it.
         var state: RedirectState?
         while true {
-            let (response, responseBody) = try await hop(request, body, baseURL)
+            let (response, responseBody) = try await Self.sending(to: state?.hopTarget) { try await hop(request, body, baseURL) }
             guard RedirectState.isRedirect(response) else { return (response, responseBody) }
             if state == nil {
                 state = RedirectState(first: request, policy: policy, baseURL: baseURL, added: OriginBoundCredentials.current)
@@ -45,5 +45,16 @@ struct RedirectFollower: Sendable {
                 if !keepsBody { body = nil }
             }
         }
+    }
+
+    /// `send` with `target` as the call's request target (``CallScope/target``), when there is a call scope: the next
+    /// hop's URL, taken apart once by ``RedirectState``, for the stages below.
+    private static func sending<Result>(
+        to target: RequestTarget?,
+        _ send: () async throws -> Result
+    ) async throws -> Result {
+        guard let target, var scope = CallScope.current else { return try await send() }
+        scope.target = target
+        return try await CallScope.$current.withValue(scope) { try await send() }
     }
 }

@@ -32,6 +32,8 @@ package struct RedirectState: Sendable {
     private let firstOrigin: RequestTarget.Origin
     /// Hops followed so far.
     package private(set) var hops = 0
+    /// The URL of the request of the last ``Decision/follow(_:keepsBody:)``, taken apart: the next hop's target.
+    package private(set) var hopTarget: RequestTarget?
     /// Method and URL of every request of the chain, to find loops.
     private var visited: Set<String>
 
@@ -45,7 +47,7 @@ package struct RedirectState: Sendable {
         self.policy = policy
         self.baseURL = baseURL
         self.added = added
-        let target = RequestTarget(first, baseURL: baseURL)
+        let target = RequestTarget.of(first, baseURL: baseURL)
         self.firstOrigin = target.origin
         self.visited = [Self.key(first.method, target)]
     }
@@ -60,7 +62,9 @@ package struct RedirectState: Sendable {
     package mutating func decide(_ response: HTTPResponse, to request: HTTPRequest, body replayable: Bool?) -> Decision {
         let code = response.status.code
         guard Self.followed.contains(code), let location = response.headerFields[.location] else { return .answer }
-        let current = RequestTarget(request, baseURL: baseURL)
+        let current =
+            hopTarget.flatMap { $0.describes(request, baseURL: baseURL) ? $0 : nil }
+            ?? RequestTarget.of(request, baseURL: baseURL)
         let from = current.text
         func refuse(_ reason: String) -> Decision {
             .refuse(
@@ -109,10 +113,12 @@ package struct RedirectState: Sendable {
                 next.path = Self.removing(items, fromPath: path, query: String(query))
             }
         }
-        guard visited.insert(Self.key(next.method, RequestTarget(next, baseURL: baseURL))).inserted else {
+        let nextTarget = RequestTarget(next, baseURL: baseURL)
+        guard visited.insert(Self.key(next.method, nextTarget)).inserted else {
             return refuse("which it visited before in this chain: a redirect loop.")
         }
         hops += 1
+        hopTarget = nextTarget
         return .follow(next, keepsBody: keepsBody)
     }
 
