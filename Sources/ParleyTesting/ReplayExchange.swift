@@ -21,7 +21,7 @@ struct ReplayExchange: Sendable {
         let recorded = exchange.request
         request = ReplayRequest(
             method: recorded.method,
-            target: ReplayRequest.target(of: recorded.url),
+            target: RequestTarget(recorded.url).pathAndQuery,
             body: recorded.body?.bytes
         )
         var fields = HTTPFields()

@@ -28,17 +28,6 @@ struct ReplayRequest: Sendable {
         return (String(target[..<mark]), query.isEmpty ? [] : Query(percentEncoded: String(query)).items)
     }
 
-    /// The path and query of a URL (`http://host:1/a?b` → `/a?b`), its fragment dropped.
-    static func target(of url: String) -> String {
-        var rest = Substring(url)
-        if let fragment = rest.firstIndex(of: "#") { rest = rest[..<fragment] }
-        guard let scheme = rest.firstRange(of: "://") else { return rest.isEmpty ? "/" : String(rest) }
-        let afterAuthority = rest[scheme.upperBound...]
-        guard let start = afterAuthority.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return "/" }
-        let target = afterAuthority[start...]
-        return target.hasPrefix("?") ? "/" + target : String(target)
-    }
-
     /// `GET /users/1?page=2`.
     var summary: String { query.isEmpty ? "\(method) \(path)" : "\(method) \(path)?\(Query(query).encoded)" }
 

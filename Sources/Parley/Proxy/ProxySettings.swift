@@ -103,7 +103,7 @@ public struct ProxySettings: Sendable, Hashable {
     /// The host (percent-decoded) and port that `no_proxy` is matched against; `nil` for a target no proxy carries: no
     /// scheme, or a Unix socket (which is local).
     private static func proxied(_ target: RequestTarget) -> (host: String, port: Int)? {
-        guard !target.scheme.isEmpty, !target.scheme.hasSuffix("+unix"), !target.host.isEmpty else { return nil }
+        guard !target.scheme.isEmpty, target.unixSocketPath == nil, !target.host.isEmpty else { return nil }
         return (target.decodedHost, target.port ?? 80)
     }
 
