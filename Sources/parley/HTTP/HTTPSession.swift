@@ -40,7 +40,7 @@ struct HTTPSession: Codable {
             ?? URL(fileURLWithPath: environment["HOME"] ?? NSHomeDirectory()).appendingPathComponent(".config")
         let host =
             (origin.host ?? "unknown").replacingOccurrences(of: ":", with: "_")
-            + "_\(origin.port ?? (origin.scheme == "https" ? 443 : 80))"
+            + "_\(origin.port ?? RequestTarget.defaultPort(of: origin.scheme ?? "") ?? 80)"
         let safeName = String(name.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." ? $0 : "_" })
         return config.appendingPathComponent("parley/sessions/\(host)/\(safeName).json")
     }
