@@ -90,7 +90,9 @@ package enum JSONScanner {
                     }
                     index += 6
                 } else {
-                    guard "\"\\/bfnrt".utf8.contains(escaped) else { throw Problem(offset: index, reason: "invalid escape in a string") }
+                    guard "\"\\/bfnrt".utf8.contains(escaped) else {
+                        throw Problem(offset: index, reason: "invalid escape in a string")
+                    }
                     index += 2
                 }
             case 0..<0x20:
