@@ -63,16 +63,30 @@ public struct RetryPolicy: Sendable {
     /// The backoff before retry number `retry` (1 for the first retry): random between zero and
     /// `min(maxBackoff, initialBackoff × multiplier^(retry − 1))`.
     public func backoff(beforeRetry retry: Int) -> Duration {
-        var cap = initialBackoff
+        Self.backoff(beforeRetry: retry, initial: initialBackoff, maximum: maxBackoff, multiplier: multiplier)
+    }
+
+    /// Parley's one backoff computation, for the policies of other targets too (JSON-RPC's retries and reconnects):
+    /// the cap of retry `retry` (from 1) is `min(maximum, initial × multiplier^(retry − 1))`, and the wait is random
+    /// between zero and the cap with `jitter` ("full jitter"), else the cap itself.
+    package static func backoff(
+        beforeRetry retry: Int,
+        initial: Duration,
+        maximum: Duration,
+        multiplier: Double,
+        jitter: Bool = true
+    ) -> Duration {
+        let maximum = max(.zero, maximum)
+        var cap = max(.zero, initial)
         for _ in 1..<max(1, retry) {
-            cap = cap * multiplier
-            if cap >= maxBackoff { break }
+            if cap >= maximum { break }
+            cap = cap * max(1, multiplier)
         }
-        let limit = min(cap, maxBackoff)
+        let limit = min(cap, maximum)
         let (seconds, attoseconds) = limit.components
-        let nanoseconds = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+        let nanoseconds = min(Double(seconds) * 1e9 + Double(attoseconds) / 1e9, 9e18)
         guard nanoseconds > 0 else { return .zero }
-        return .nanoseconds(Int64(Double.random(in: 0...nanoseconds)))
+        return .nanoseconds(Int64(jitter ? Double.random(in: 0...nanoseconds) : nanoseconds))
     }
 }
 
