@@ -5,7 +5,8 @@
 #endif
 
 /// What routing needs of one inbound message, read from its bytes without decoding it, so that each message is
-/// decoded once: an answer by its caller's typed decoders, a request or notification by whoever handles it.
+/// decoded once: an answer by its caller's typed decoders, a request or notification by whoever handles it. The
+/// JSON-RPC targets' one JSON byte scanner: a batch's elements are split with it too.
 ///
 /// The scan walks the top level only (iteratively: a hostile nesting depth costs time, never stack) and trusts
 /// nothing: a malformed answer still reaches its caller, whose decoding reports what is wrong with it.
@@ -70,6 +71,42 @@ package enum JSONRPCFrame: Equatable, Sendable {
             scanner.skipWhitespace()
             guard scanner.peek() == UInt8(ascii: "{"), let object = scanner.object(), object.hasMethod else { return nil }
             return object.id
+        }
+    }
+
+    /// Whether `data` is a batch: its first byte after whitespace opens an array.
+    package static func isBatch(_ data: Data) -> Bool {
+        data.withUnsafeBytes { raw in
+            var scanner = Scanner(bytes: raw.bindMemory(to: UInt8.self))
+            scanner.skipWhitespace()
+            return scanner.peek() == UInt8(ascii: "[")
+        }
+    }
+
+    /// The bytes of each element of the top-level array `data`, found without decoding them (so that numbers and
+    /// strings reach their decoders exactly as the peer wrote them); `nil` when `data` is not an array, or one that
+    /// does not end. Elements are not validated here: their decoders do that.
+    package static func elements(_ data: Data) -> [Data]? {
+        data.withUnsafeBytes { raw -> [Data]? in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            var scanner = Scanner(bytes: bytes)
+            scanner.skipWhitespace()
+            guard scanner.peek() == UInt8(ascii: "[") else { return nil }
+            scanner.index += 1
+            var elements: [Data] = []
+            while true {
+                scanner.skipWhitespace()
+                if elements.isEmpty, scanner.peek() == UInt8(ascii: "]") { return [] }
+                let start = scanner.index
+                guard scanner.skipValue(), scanner.index > start, scanner.index <= bytes.count else { return nil }
+                elements.append(Data(UnsafeBufferPointer(rebasing: bytes[start..<scanner.index])))
+                scanner.skipWhitespace()
+                switch scanner.peek() {
+                case UInt8(ascii: "]")?: return elements
+                case UInt8(ascii: ",")?: scanner.index += 1
+                default: return nil
+                }
+            }
         }
     }
 

@@ -51,7 +51,7 @@ public final class JSONRPCBatchingChannel: JSONRPCChannel {
     /// Queues the message for the next batch and waits for its answer. A caller that stops waiting (cancelled, out
     /// of time) returns at once, whether its batch has left or not; a batch nobody waits for any more is cancelled.
     public func exchange(_ message: Data, describing exchange: JSONRPCExchange) async throws(ParleyError) -> JSONRPCReply? {
-        if message.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) == UInt8(ascii: "[") {
+        if JSONRPCFrame.isBatch(message) {
             return try await base.exchange(message, describing: exchange)
         }
         let key = state.withLock { $0.number() }
@@ -166,7 +166,7 @@ public final class JSONRPCBatchingChannel: JSONRPCChannel {
         }
         // An array's elements, each decoded once (ids, error objects; no result is decoded here); anything else
         // (one object, or bytes that are not JSON) read as a whole, once.
-        var pieces = JSONArrayElements.split(reply.data)
+        var pieces = JSONRPCFrame.elements(reply.data)
         var parsed: Reply?
         if let elements = pieces {
             let decoder = JSONDecoder()

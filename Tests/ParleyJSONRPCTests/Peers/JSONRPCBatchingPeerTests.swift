@@ -105,10 +105,10 @@ struct JSONRPCBatchingPeerTests {
     @Test("the array splitter keeps each element's bytes, nested arrays and strings with brackets included")
     func splitter() {
         let data = Data(#" [ {"id":1,"result":[1,[2]]} , {"id":"a]","result":"x,\"]"}, 12345678901234567890123 ] "#.utf8)
-        let elements = JSONArrayElements.split(data)?.map { String(decoding: $0, as: UTF8.self) }
+        let elements = JSONRPCFrame.elements(data)?.map { String(decoding: $0, as: UTF8.self) }
         #expect(elements == [#"{"id":1,"result":[1,[2]]}"#, #"{"id":"a]","result":"x,\"]"}"#, "12345678901234567890123"])
-        #expect(JSONArrayElements.split(Data(#"{"id":1}"#.utf8)) == nil)
-        #expect(JSONArrayElements.split(Data("[1,2".utf8)) == nil)
-        #expect(JSONArrayElements.split(Data("[]".utf8)) == [])
+        #expect(JSONRPCFrame.elements(Data(#"{"id":1}"#.utf8)) == nil)
+        #expect(JSONRPCFrame.elements(Data("[1,2".utf8)) == nil)
+        #expect(JSONRPCFrame.elements(Data("[]".utf8)) == [])
     }
 }
