@@ -53,7 +53,7 @@ extension JSONRPCStreamChannel {
         router: JSONRPCRouter? = nil,
         maxMessageSize: Int = 64 * 1024 * 1024
     ) throws(ParleyError) -> JSONRPCStreamChannel {
-        let multiplexer = JSONRPCMultiplexer(router: router)
+        let connection = JSONRPCConnection(router: router)
         let child = try ChildProcess(
             executable: executable,
             arguments: arguments,
@@ -64,14 +64,14 @@ extension JSONRPCStreamChannel {
             // The reader closes the channel when the child's output ends, after the answers still in the pipe.
             // Should another process keep that output open (a grandchild), the exit alone closes it shortly.
             DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(2)) {
-                multiplexer.close(reason: "the child process \(executable.lastPathComponent) \(exit)")
+                connection.close(reason: "the child process \(executable.lastPathComponent) \(exit)")
             }
         }
         return JSONRPCStreamChannel(
             input: child.output,
             output: child.input,
             framing: framing,
-            multiplexer: multiplexer,
+            connection: connection,
             maxMessageSize: maxMessageSize,
             child: child
         )

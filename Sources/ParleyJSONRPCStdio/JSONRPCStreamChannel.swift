@@ -11,9 +11,9 @@ public import ParleyJSONRPC
 ///
 /// To talk to a program of your own, ``launch(executable:arguments:environment:currentDirectory:standardError:framing:router:maxMessageSize:)``
 /// starts it with pipes for its standard input and output, and ``shutdown(gracePeriod:)`` ends it.
-public final class JSONRPCStreamChannel: JSONRPCChannel {
+public final class JSONRPCStreamChannel: JSONRPCConnectionChannel {
     private let framing: JSONRPCFraming
-    private let multiplexer: JSONRPCMultiplexer
+    package let connection: JSONRPCConnection
     /// Writes to the output in order, off Swift's threads (a peer that stops reading blocks `write(2)`).
     private let writer: StreamWriter
     /// The process, for a channel that launched one.
@@ -24,7 +24,7 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
     /// One stream for the channel, with one consumer: two tasks iterating it share its notifications (each gets some),
     /// they do not each get all. To fan out, iterate it in one task and hand each notification on. It keeps the newest
     /// 4096 unread notifications, 32 MiB at most: a channel whose notifications nobody reads does not grow without bound.
-    public var incoming: AsyncStream<JSONRPCIncoming> { multiplexer.incoming }
+    public var incoming: AsyncStream<JSONRPCIncoming> { connection.incoming }
 
     /// A channel reading messages from `input` and writing them to `output`.
     ///
@@ -45,7 +45,7 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
             input: input,
             output: output,
             framing: framing,
-            multiplexer: JSONRPCMultiplexer(router: router),
+            connection: JSONRPCConnection(router: router),
             maxMessageSize: maxMessageSize,
             child: nil
         )
@@ -56,7 +56,7 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
         input: FileHandle,
         output: FileHandle,
         framing: JSONRPCFraming,
-        multiplexer: JSONRPCMultiplexer,
+        connection: JSONRPCConnection,
         maxMessageSize: Int,
         child: ChildProcess?
     ) {
@@ -66,18 +66,19 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
             closedReason: "The JSON-RPC channel is closed: it was closed."
         )
         self.framing = framing
-        self.multiplexer = multiplexer
+        self.connection = connection
         self.child = child
-        // The multiplexer's writer holds neither the channel nor the child process: dropping the channel closes a
+        // The connection's writer holds neither the channel nor the child process: dropping the channel closes a
         // launched child's input, which ends the child, which ends the reader's input.
         let writer = self.writer
-        let write: JSONRPCMultiplexer.Writer = { data throws(ParleyError) in try await writer.write(framing.frame(data)) }
-        _ = multiplexer.opened(write)
+        let write: JSONRPCConnection.Writer = { data throws(ParleyError) in try await writer.write(framing.frame(data)) }
+        connection.opened(write)
         // Blocking reads on a thread of their own (never on Swift's threads), which routes each message as it arrives:
-        // answers resume their callers at once. The peer's requests go to a task that runs their handlers in a task
-        // group of its own; the thread never waits for them, and a request beyond the limit (1024 at once) is answered
-        // at once with -32000: a peer that floods us with requests gets refusals, not our memory.
-        let (handlings, handlingsContinuation) = AsyncStream.makeStream(of: JSONRPCMultiplexer.Handling.self)
+        // answers resume their callers at once. The peer's requests go to the connection's tasks, which run their
+        // handlers in a task group of their own; the thread never waits for them, and a request beyond the limit
+        // (1024 at once) is answered at once with -32000: a peer that floods us with requests gets refusals, not our
+        // memory.
+        let (handlings, handlingsContinuation) = AsyncStream.makeStream(of: JSONRPCInbound.Handling.self)
         let parser = FrameParser(framing: framing, maxMessageSize: maxMessageSize)
         let childExit = child?.exit
         let childName = child?.name ?? ""
@@ -94,26 +95,24 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
                             childExit.wait(timeout: .seconds(1)).map { "the child process \(childName) \($0)" }
                             ?? "the child process \(childName) closed its output"
                     }
-                    multiplexer.close(reason: reason)
+                    connection.close(reason: reason)
                     return
                 }
                 guard self != nil else { return }
                 let (messages, failure) = parser.feed(chunk)
                 for message in messages {
-                    guard let handling = multiplexer.route(message, write: write) else { continue }
+                    guard let handling = connection.inbound.route(message, write: write) else { continue }
                     handlingsContinuation.yield(handling)
                 }
                 if let failure {
-                    multiplexer.close(reason: "the peer sent \(failure)")
+                    connection.close(reason: "the peer sent \(failure)")
                     return
                 }
             }
         }
         thread.name = "parley.jsonrpc.reader"
         thread.start()
-        Task {
-            await multiplexer.run(handlings)
-        }
+        connection.tasks.run { await connection.inbound.run(handlings) }
     }
 
     deinit {
@@ -122,12 +121,12 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
 
     /// Sends a message; waits for the answer to `ids` when there are any.
     public func exchange(_ message: Data, ids: [JSONRPCID]) async throws(ParleyError) -> JSONRPCReply? {
-        try await multiplexer.exchange(message, ids: ids)
+        try await exchangeOnConnection(message, ids: ids)
     }
 
     /// The peer's notifications that `matcher` accepts for `key`, until the subscription is cancelled.
     public func watch(_ matcher: JSONRPCSubscriptionMatcher, key: JSONValue) throws(ParleyError) -> JSONRPCSubscription? {
-        try multiplexer.watch(matcher, key: key)
+        try watchOnConnection(matcher, key: key)
     }
 
     /// Subscribes with `method`: the notifications that `matcher` assigns to the subscription arrive on the returned
@@ -149,7 +148,7 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
         notifications matcher: JSONRPCSubscriptionMatcher,
         unsubscribe: String? = nil
     ) async throws(ParleyError) -> JSONRPCSubscription {
-        try await multiplexer.subscribe(method, notifications: matcher, unsubscribe: unsubscribe, backfill: nil, on: self)
+        try await subscribeOnConnection(method, notifications: matcher, unsubscribe: unsubscribe, backfill: nil)
     }
 
     /// Stops waiting: every pending call fails with ``/Parley/ParleyError/Kind/transport``, and so does every later one.
@@ -159,7 +158,7 @@ public final class JSONRPCStreamChannel: JSONRPCChannel {
     /// ``shutdown(gracePeriod:)`` to wait for that). Otherwise closing the file handles is the caller's (or
     /// the child process's) business.
     public func close() {
-        multiplexer.close(reason: "it was closed")
+        connection.close(reason: "it was closed")
         if child != nil { closeOutput() }
     }
 

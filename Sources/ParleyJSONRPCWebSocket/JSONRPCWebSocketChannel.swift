@@ -34,7 +34,7 @@ import WSClient
 /// )
 /// for try await head in heads { print(head.params ?? .null) }   // continues across reconnects
 /// ```
-public final class JSONRPCWebSocketChannel: JSONRPCChannel {
+public final class JSONRPCWebSocketChannel: JSONRPCConnectionChannel {
     /// What the connection is doing, for logs and dashboards.
     public enum Event: Sendable, Equatable {
         /// A connection opened; `1` for the first, counting up on every reconnect.
@@ -49,10 +49,11 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
         case closed(reason: String)
     }
 
-    /// The connection's task, for ``close()``. (The connection's state, its phase included, is the multiplexer's.)
+    /// The connection's loop, for ``close()``. (The connection's state, its phase included, is ``connection``'s.)
     private struct State {
         var closedByUser = false
-        var task: Task<Void, Never>?
+        /// The loop that connects, reads and reconnects: work of the connection's task loop.
+        var task: JSONRPCTaskLoop.Handle?
         /// The open connection's writer, for the close frame.
         var outbound: WebSocketOutboundWriter?
     }
@@ -61,7 +62,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     private let configuration: WebSocketClientConfiguration
     private let maxMessageSize: Int
     private let reconnect: JSONRPCReconnectPolicy?
-    private let multiplexer: JSONRPCMultiplexer
+    package let connection: JSONRPCConnection
     private let state = LockedState(State())
     private let logger = Logger(label: "parley.jsonrpc.websocket")
     private let eventsContinuation: AsyncStream<Event>.Continuation
@@ -73,7 +74,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     /// they do not each get all. To fan out, iterate it in one task and hand each notification on, or make a
     /// ``subscribe(_:notifications:unsubscribe:backfill:)`` per interest. It keeps the newest 4096 unread notifications
     /// (32 MiB at most): a channel whose notifications nobody reads does not grow without bound.
-    public var incoming: AsyncStream<JSONRPCIncoming> { multiplexer.incoming }
+    public var incoming: AsyncStream<JSONRPCIncoming> { connection.incoming }
 
     /// What the connection does (the newest 256 events are kept for a slow reader).
     public let events: AsyncStream<Event>
@@ -89,7 +90,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
         self.configuration = configuration
         self.maxMessageSize = maxMessageSize
         self.reconnect = reconnect
-        multiplexer = JSONRPCMultiplexer(router: router)
+        connection = JSONRPCConnection(router: router)
         (events, eventsContinuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(256))
     }
 
@@ -126,7 +127,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
             router: router
         )
         let (opened, openedContinuation) = AsyncStream.makeStream(of: Result<Void, ParleyError>.self)
-        let task = Task { await channel.run(reportingFirstConnection: openedContinuation) }
+        let task = channel.connection.tasks.run { await channel.run(reportingFirstConnection: openedContinuation) }
         channel.state.withLock { $0.task = task }
         for await result in opened {
             try result.get()
@@ -158,12 +159,12 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     /// Sends a message; waits for the answer to `ids` when there are any. While the channel reconnects, the
     /// message waits for the new connection.
     public func exchange(_ message: Data, ids: [JSONRPCID]) async throws(ParleyError) -> JSONRPCReply? {
-        try await multiplexer.exchange(message, ids: ids)
+        try await exchangeOnConnection(message, ids: ids)
     }
 
     /// The peer's notifications that `matcher` accepts for `key`, until the subscription is cancelled.
     public func watch(_ matcher: JSONRPCSubscriptionMatcher, key: JSONValue) throws(ParleyError) -> JSONRPCSubscription? {
-        try multiplexer.watch(matcher, key: key)
+        try watchOnConnection(matcher, key: key)
     }
 
     /// Subscribes with `method` (such as `eth_subscribe`): the notifications that `matcher` assigns to the
@@ -196,7 +197,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
         unsubscribe: String? = nil,
         backfill: JSONRPCBackfill? = nil
     ) async throws(ParleyError) -> JSONRPCSubscription {
-        try await multiplexer.subscribe(method, notifications: matcher, unsubscribe: unsubscribe, backfill: backfill, on: self)
+        try await subscribeOnConnection(method, notifications: matcher, unsubscribe: unsubscribe, backfill: backfill)
     }
 
     /// Closes the WebSocket (normal closure) and stops reconnecting; pending calls fail with
@@ -210,10 +211,10 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
         guard let task else { return }
         guard let writer else {
             task.cancel()
-            return await task.value
+            return await task.wait()
         }
         // Not awaited: against a peer that stopped reading, even writing the close frame can wait.
-        Task { try? await writer.close(.normalClosure, reason: nil) }
+        connection.tasks.run { try? await writer.close(.normalClosure, reason: nil) }
         // The server answers with its own close frame, or closes the connection. One that does neither (a half-open
         // connection, a dead peer) gets the close timeout, then the connection's task is cancelled; WSClient 1.6.2
         // keeps reading such a connection even then (README, known limitations), so the wait stays bounded.
@@ -223,23 +224,10 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
         logger.warning("The WebSocket to \(url) did not finish its closing handshake; its connection is left to the system.")
     }
 
-    /// Whether `task` ends within `limit`. (Awaiting a task's value ignores cancellation, so a deadline's task group
-    /// could not bound it: the two race on a stream instead.)
-    private static func finishes(_ task: Task<Void, Never>, within limit: Duration) async -> Bool {
-        let (outcome, continuation) = AsyncStream.makeStream(of: Bool.self)
-        Task {
-            await task.value
-            continuation.yield(true)
-        }
-        let timer = Task {
-            try? await Task.sleep(for: limit)
-            continuation.yield(false)
-        }
-        var iterator = outcome.makeAsyncIterator()
-        let finished = await iterator.next() ?? false
-        timer.cancel()
-        continuation.finish()
-        return finished
+    /// Whether `task` ends within `limit` (waiting for it ends at the deadline: it is cancellable).
+    private static func finishes(_ task: JSONRPCTaskLoop.Handle, within limit: Duration) async -> Bool {
+        _ = try? await Deadline.run(within: limit, expired: { CancellationError() }) { await task.wait() }
+        return task.isDone
     }
 
     /// How long ``close()`` waits for the server's part of the closing handshake.
@@ -251,17 +239,17 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
     private func run(reportingFirstConnection opened: AsyncStream<Result<Void, ParleyError>>.Continuation) async {
         var failuresInARow = 0
         while true {
-            let connectedAt = multiplexer.generation
+            let connectedAt = connection.generation
             var failure: (any Error)?
             do {
                 try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) {
                     inbound,
                     outbound,
                     _ in
-                    let write: JSONRPCMultiplexer.Writer = { data throws(ParleyError) in try await Self.write(data, to: outbound)
+                    let write: JSONRPCConnection.Writer = { data throws(ParleyError) in try await Self.write(data, to: outbound)
                     }
                     self.state.withLock { $0.outbound = outbound }
-                    let (current, resubscribe) = self.multiplexer.opened(write)
+                    let (current, resubscribe) = self.connection.opened(write)
                     self.eventsContinuation.yield(.connected(generation: current))
                     if current == 1 {
                         opened.yield(.success(()))
@@ -274,11 +262,11 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
                         failure = error
                         // Pending calls fail now, before the handlers of the peer's requests are awaited.
                         self.state.withLock { $0.outbound = nil }
-                        self.multiplexer.connectionLost(
+                        self.connection.connectionLost(
                             reason: error.map { "the WebSocket failed: \($0)" } ?? "the server closed the WebSocket"
                         )
                     }
-                    await self.multiplexer.read(write: write, ended: ended) { route in
+                    await self.connection.inbound.read(write: write, ended: ended) { route in
                         for try await message in inbound.messages(maxSize: self.maxMessageSize) {
                             switch message {
                             case .text(let text): route(Data(text.utf8))
@@ -292,7 +280,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
             } catch {
                 failure = error
             }
-            let generation = multiplexer.generation
+            let generation = connection.generation
             let wasConnected = generation > connectedAt
             if generation == 0 {
                 let error = ParleyError(
@@ -335,23 +323,23 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
 
     /// The connection ended and another will be tried: pending calls fail, new ones wait.
     private func disconnected(reason: String) {
-        multiplexer.connectionLost(reason: reason)
+        connection.connectionLost(reason: reason)
         eventsContinuation.yield(.disconnected(reason: reason))
     }
 
     /// Closes for good: waiting and pending calls fail, streams end.
     private func finish(reason: String) {
-        guard !multiplexer.isClosed else { return }
-        multiplexer.close(reason: reason)
+        guard !connection.isClosed else { return }
+        connection.close(reason: reason)
         eventsContinuation.yield(.closed(reason: reason))
         eventsContinuation.finish()
     }
 
-    /// Issues the active subscriptions again on a new connection.
+    /// Issues the active subscriptions again on a new connection, in the connection's loop.
     private func resubscribe(_ ids: [Int], generation: Int) {
         guard !ids.isEmpty else { return }
-        Task {
-            let (count, failed) = await multiplexer.resubscribe(ids, generation: generation)
+        connection.tasks.run { [self] in
+            let (count, failed) = await connection.subscriptions.resubscribe(ids, generation: generation)
             eventsContinuation.yield(.resubscribed(generation: generation, count: count, failed: failed))
         }
     }
@@ -363,14 +351,4 @@ public final class JSONRPCWebSocketChannel: JSONRPCChannel {
             throw ParleyError(.transport, "Writing to the WebSocket failed: \(error).", underlying: error)
         }
     }
-}
-
-/// A method whose result is read as JSON, whatever its declared type: a subscription's key.
-private struct ResultAsJSON<Base: JSONRPCMethod>: JSONRPCMethod {
-    typealias Result = JSONValue
-    typealias Params = Base.Params
-    static var name: String { Base.name }
-    let base: Base
-    var methodName: String { base.methodName }
-    var params: Base.Params { base.params }
 }

@@ -29,6 +29,10 @@ public protocol JSONRPCChannel: Sendable {
     ///
     /// - Returns: `nil` when the channel carries no notifications from the peer (plain HTTP); the default.
     func watch(_ matcher: JSONRPCSubscriptionMatcher, key: JSONValue) throws(ParleyError) -> JSONRPCSubscription?
+
+    /// This channel as one on which the peer sends notifications of its own (``JSONRPCPushChannel``), so that a
+    /// client reaches them whatever the channel's type; `nil` when it carries none (the default).
+    var pushChannel: (any JSONRPCPushChannel)? { get }
 }
 
 extension JSONRPCChannel {
@@ -41,4 +45,7 @@ extension JSONRPCChannel {
     public func watch(_ matcher: JSONRPCSubscriptionMatcher, key: JSONValue) throws(ParleyError) -> JSONRPCSubscription? {
         nil
     }
+
+    /// No notifications of the peer's own: `nil`.
+    public var pushChannel: (any JSONRPCPushChannel)? { nil }
 }

@@ -11,7 +11,7 @@ package import Parley
 /// for them, and how many of the peer's requests are being handled.
 ///
 /// Each event is a mutating method that returns what to do (resume these continuations, yield this notification)
-/// instead of doing it, so that ``JSONRPCMultiplexer`` applies events under one lock and acts outside it, and tests
+/// instead of doing it, so that ``JSONRPCConnection`` applies events under one lock and acts outside it, and tests
 /// feed it events directly. Nothing here suspends, and every buffer it keeps is bounded.
 package struct JSONRPCConnectionState: Sendable {
     /// Writes one message on the connection.
@@ -66,6 +66,8 @@ package struct JSONRPCConnectionState: Sendable {
     package struct Release {
         package var routed: [(id: Int, continuation: Notifications, notification: JSONRPCIncoming)] = []
         package var unowned: [JSONRPCIncoming] = []
+        /// `incoming` ends after the unowned ones: the channel closed.
+        package var endsIncoming = false
     }
 
     /// What to do when the channel closes for good.

@@ -28,8 +28,9 @@ public struct MCPClient: Sendable {
         self.rpc = rpc
     }
 
-    /// Starts the session: `initialize`, then `notifications/initialized`. On an ``MCPStreamableHTTPChannel`` it then
-    /// opens the stream of the server's own requests and notifications (``MCPStreamableHTTPChannel/listen(reconnect:)``),
+    /// Starts the session: `initialize`, then `notifications/initialized`. It then opens the stream of the server's own
+    /// requests and notifications (``JSONRPCPushChannel/openPushStream()``: on an ``MCPStreamableHTTPChannel``, its
+    /// ``MCPStreamableHTTPChannel/listen(reconnect:)``),
     /// where servers send requests such as `roots/list` that its router answers.
     ///
     /// - Parameters:
@@ -51,7 +52,7 @@ public struct MCPClient: Sendable {
         )
         try await rpc.notify(JSONRPCDynamicMethod("notifications/initialized"))
         // Open before returning: a server sends its requests (roots/list …) on this stream, and drops them while none is open.
-        await (rpc.channel as? MCPStreamableHTTPChannel)?.listen()
+        await rpc.channel.pushChannel?.openPushStream()
         return result
     }
 

@@ -7,9 +7,9 @@ import Parley
 #endif
 
 /// The server's requests to one ``MCPStreamableHTTPChannel``, from any of its event streams: handled in a task
-/// group the channel owns, their answers `POST`ed from one bounded queue by at most ``senders`` requests at once.
+/// group of the channel's connection (``JSONRPCConnection/tasks``), their answers `POST`ed from one bounded queue by at most ``senders`` requests at once.
 ///
-/// The multiplexer admits at most `maxPeerRequests` (the channel's `maxServerRequests`, 1024) of them at once, and a
+/// The connection's inbound router admits at most `maxPeerRequests` (the channel's `maxServerRequests`, 1024) of them at once, and a
 /// request keeps its place until its answer is posted; so a server that floods the channel with requests fills the
 /// places, not the memory. Beyond them, a request is refused with `-32000` while at most `maxRefusals` refusals wait
 /// to be posted, and dropped unanswered after that. Reading never waits for any of it: the event stream that carries
@@ -28,7 +28,7 @@ package final class MCPServerRequests: Sendable {
     }
 
     private struct State {
-        var runner: Task<Void, Never>?
+        var runner: JSONRPCTaskLoop.Handle?
         var closed = false
         /// The handlers waiting for their answers to be posted.
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -40,29 +40,31 @@ package final class MCPServerRequests: Sendable {
     /// The most refusals waiting to be posted; more are dropped.
     let maxRefusals: Int
     private let state = LockedState(State())
-    private let handlings: AsyncStream<JSONRPCMultiplexer.Handling>.Continuation
-    private let handlingStream: AsyncStream<JSONRPCMultiplexer.Handling>
+    private let tasks: JSONRPCTaskLoop
+    private let handlings: AsyncStream<JSONRPCInbound.Handling>.Continuation
+    private let handlingStream: AsyncStream<JSONRPCInbound.Handling>
     private let outgoing: AsyncStream<Outgoing>.Continuation
     private let outgoingStream: AsyncStream<Outgoing>
 
-    /// Requests whose refusals are dropped beyond `maxRefusals` waiting.
-    init(maxRefusals: Int) {
+    /// Requests whose refusals are dropped beyond `maxRefusals` waiting, handled and posted in `tasks`.
+    init(maxRefusals: Int, tasks: JSONRPCTaskLoop) {
         self.maxRefusals = maxRefusals
-        // Unbounded, yet bounded by the multiplexer: a handling holds one of its places until its answer is posted, and
+        self.tasks = tasks
+        // Unbounded, yet bounded by the connection: a handling holds one of its places until its answer is posted, and
         // a refusal is queued only within `maxRefusals`.
         (handlingStream, handlings) = AsyncStream.makeStream()
         (outgoingStream, outgoing) = AsyncStream.makeStream()
     }
 
-    /// Takes in what the multiplexer made of one of the server's messages: a handling runs in the group, an answer
+    /// Takes in what the inbound router made of one of the server's messages: a handling runs in the group, an answer
     /// at once (a refusal, or the answer to a message that is not JSON) is queued, or dropped when ``maxRefusals``
     /// wait already. `post` sends an answer; the first call starts the group with it.
-    func take(_ admitted: JSONRPCMultiplexer.Admitted?, post: @escaping Post) {
+    func take(_ admitted: JSONRPCInbound.Admitted?, post: @escaping Post) {
         guard let admitted else { return }
         let queued = state.withLock { state -> Bool in
             guard !state.closed else { return false }
-            // Unstructured: it outlives the stream that brought the first request; `close()` cancels it.
-            if state.runner == nil { state.runner = Task { [self] in await run(post) } }
+            // In the connection's loop: it outlives the stream that brought the first request; `close()` cancels it.
+            if state.runner == nil { state.runner = tasks.run { [self] in await run(post) } }
             if case .answer = admitted {
                 guard state.refusals < maxRefusals else { return false }
                 state.refusals += 1

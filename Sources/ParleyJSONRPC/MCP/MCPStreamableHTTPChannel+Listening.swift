@@ -17,20 +17,26 @@ extension MCPStreamableHTTPChannel {
     /// offers no such stream answers `405`, and then the channel stops asking; so it does when the session is gone
     /// (`404`). Calling it again while it listens does nothing.
     public func listen(reconnect: JSONRPCReconnectPolicy = .default) async {
+        await startListening(reconnect)
+    }
+
+    /// Opens the `GET` event stream with the default reconnect policy (``listen(reconnect:)``).
+    public func openPushStream() async {
+        await startListening(.default)
+    }
+
+    private func startListening(_ reconnect: JSONRPCReconnectPolicy) async {
         let (opened, continuation) = AsyncStream.makeStream(of: Void.self)
         let started = session.withLock { state -> Bool in
             guard state.listener == nil, !state.closed else { return false }
-            state.listener = Task { [self] in await runListener(reconnect, opened: continuation) }
+            state.listener = connection.tasks.run { [self] in await runListener(reconnect, opened: continuation) }
             return true
         }
         guard started else { return }
         // A server that takes the GET and never answers its head holds up no one for long.
-        let patience = Task {
-            try? await Task.sleep(for: .seconds(10))
-            continuation.yield()
+        _ = try? await Deadline.run(within: .seconds(10), expired: { CancellationError() }) {
+            for await _ in opened { break }
         }
-        for await _ in opened { break }
-        patience.cancel()
     }
 
     private func runListener(_ policy: JSONRPCReconnectPolicy, opened: AsyncStream<Void>.Continuation) async {

@@ -133,18 +133,11 @@ extension MCPStreamableHTTPChannel {
     /// watchers or ``incoming``, requests to the router) and `nil`.
     func route(_ message: Data, answering ids: [JSONRPCID], head: HTTPResponse?) -> JSONRPCReply? {
         guard !message.isEmpty else { return nil }  // a priming event, or a comment-only one
-        if !ids.isEmpty, Self.answers(message, ids: ids) { return JSONRPCReply(data: message, head: head) }
-        let admitted = multiplexer.admit(message) { [serverRequests] answer in await serverRequests.answer(answer) }
+        if !ids.isEmpty, JSONRPCInbound.answers(message, ids: ids) { return JSONRPCReply(data: message, head: head) }
+        let admitted = connection.inbound.admit(message) { [serverRequests] answer in await serverRequests.answer(answer) }
         // Best effort, as on every channel: an answer that could not be posted leaves the server's request unanswered.
         serverRequests.take(admitted) { [weak self] answer in _ = try? await self?.send(answer, ids: [], isInitialize: false) }
         return nil
-    }
-
-    /// Whether `message` is an answer (no `method`) to one of `ids`, or a batch holding one: read from its bytes, so
-    /// that the answer is decoded once, by its caller.
-    static func answers(_ message: Data, ids: [JSONRPCID]) -> Bool {
-        guard case .answers(let answered) = JSONRPCFrame.scan(message) else { return false }
-        return answered.contains(where: ids.contains)
     }
 
     /// Keeps the session id the server assigned in its answer to `initialize`.

@@ -36,7 +36,7 @@ public import Parley
 ///
 /// A new session started after a `404` runs under the deadlines of the messages waiting for it: once the last of
 /// them has given up, it is cancelled, and the next message starts another.
-public final class MCPStreamableHTTPChannel: JSONRPCChannel {
+public final class MCPStreamableHTTPChannel: JSONRPCConnectionChannel {
     /// The client the messages go through.
     public let client: Client
     /// The path of the MCP endpoint, relative to the client's base URL.
@@ -48,7 +48,7 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
     /// How many times one call's event stream is resumed with `Last-Event-ID` after it ended without the answer.
     public let maxResumptions: Int
 
-    let multiplexer: JSONRPCMultiplexer
+    package let connection: JSONRPCConnection
     /// The server's requests being handled, and their answers being posted.
     let serverRequests: MCPServerRequests
     let session = LockedState(Session())
@@ -59,7 +59,8 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
         /// The `initialize` call and `notifications/initialized` as sent, to start a new session after a `404`.
         var initialize: Data?
         var initialized: Data?
-        var listener: Task<Void, Never>?
+        /// The `GET` stream's listening, in the connection's loop.
+        var listener: JSONRPCTaskLoop.Handle?
         var closed = false
         /// The new session being started after a 404.
         var renewal: Renewal?
@@ -70,9 +71,11 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
 
     /// The start of a new session, shared by the messages waiting for it.
     struct Renewal {
-        let task: Task<Void, any Error>
-        /// Fires when the task ends.
+        /// The start, in the connection's loop.
+        let work: JSONRPCTaskLoop.Handle
+        /// Fires when the start ended, its outcome known.
         let done: Deadline.Signal
+        let outcome: LockedState<Result<Void, any Error>?>
         /// The messages waiting for it: when the last one leaves (its deadline passed), the start is cancelled.
         var waiters = 1
     }
@@ -80,7 +83,7 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
     /// The server's notifications that no call's progress took, in arrival order.
     ///
     /// One stream for the channel, with one consumer: two tasks iterating it share its notifications.
-    public var incoming: AsyncStream<JSONRPCIncoming> { multiplexer.incoming }
+    public var incoming: AsyncStream<JSONRPCIncoming> { connection.incoming }
 
     /// The session the server assigned, once `initialize` was answered; `nil` before, or when it assigns none.
     public var sessionID: String? { session.withLock { $0.id } }
@@ -115,8 +118,8 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
         self.headers = headers
         self.maxMessageSize = max(maxMessageSize, 1)
         self.maxResumptions = max(maxResumptions, 0)
-        self.multiplexer = JSONRPCMultiplexer(router: router, maxPeerRequests: max(maxServerRequests, 1))
-        self.serverRequests = MCPServerRequests(maxRefusals: max(maxServerRequests, 1))
+        self.connection = JSONRPCConnection(router: router, maxPeerRequests: max(maxServerRequests, 1))
+        self.serverRequests = MCPServerRequests(maxRefusals: max(maxServerRequests, 1), tasks: connection.tasks)
     }
 
     deinit {
@@ -187,15 +190,21 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
             state.protocolVersion = nil
             state.lost = true
             let done = Deadline.Signal()
-            let task = Task { [self] in
+            let outcome = LockedState<Result<Void, any Error>?>(nil)
+            let work = connection.tasks.run { [self] in
                 defer {
                     session.withLock { if $0.renewal?.done === done { $0.renewal = nil } }
                     done.fire()
                 }
-                _ = try await send(initialize, ids: Self.id(of: initialize).map { [$0] } ?? [], isInitialize: true)
-                if let initialized { _ = try await send(initialized, ids: [], isInitialize: false) }
+                do {
+                    _ = try await send(initialize, ids: Self.id(of: initialize).map { [$0] } ?? [], isInitialize: true)
+                    if let initialized { _ = try await send(initialized, ids: [], isInitialize: false) }
+                    outcome.withLock { $0 = .success(()) }
+                } catch {
+                    outcome.withLock { $0 = .failure(error) }
+                }
             }
-            let renewal = Renewal(task: task, done: done)
+            let renewal = Renewal(work: work, done: done, outcome: outcome)
             state.renewal = renewal
             return .wait(renewal)
         }
@@ -213,12 +222,15 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
             state.renewal = cancelled && current.waiters == 0 ? nil : current
             return state.renewal == nil
         }
-        if abandoned { renewal.task.cancel() }
+        if abandoned { renewal.work.cancel() }
         if cancelled {
             throw ParleyError(.cancelled, "The MCP message was cancelled while the channel was starting a new session.")
         }
         do {
-            try await renewal.task.value
+            guard let outcome = renewal.outcome.withLock({ $0 }) else {
+                throw ParleyError(.cancelled, "Starting a new MCP session was cancelled.")
+            }
+            try outcome.get()
         } catch let expired as SessionExpired {
             throw expired.error
         } catch {
@@ -228,13 +240,13 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
 
     /// The server's notifications that `matcher` accepts for `key`, until the subscription is cancelled.
     public func watch(_ matcher: JSONRPCSubscriptionMatcher, key: JSONValue) throws(ParleyError) -> JSONRPCSubscription? {
-        try multiplexer.watch(matcher, key: key)
+        try watchOnConnection(matcher, key: key)
     }
 
     /// Ends the session: stops ``listen(reconnect:)``'s stream, sends `DELETE` with the session id (a server that does not allow
     /// it answers `405`, which is fine), and fails every later message.
     public func close() async {
-        let (listener, id) = session.withLock { state -> (Task<Void, Never>?, String?) in
+        let (listener, id) = session.withLock { state -> (JSONRPCTaskLoop.Handle?, String?) in
             defer {
                 state.closed = true
                 state.listener = nil
@@ -246,7 +258,7 @@ public final class MCPStreamableHTTPChannel: JSONRPCChannel {
         if id != nil {
             _ = try? await client.response(for: Message(path: path, headers: sessionHeaders(base: headers), method: .delete))
         }
-        multiplexer.close(reason: "it was closed")
+        connection.close(reason: "it was closed")
     }
 
     /// The header fields of every message after `initialize`: the session and the negotiated protocol version.

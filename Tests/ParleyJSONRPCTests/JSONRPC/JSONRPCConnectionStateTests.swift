@@ -4,7 +4,7 @@ import Testing
 
 @testable import ParleyJSONRPC
 
-/// The connection's state machine, fed events directly: what each event returns is what the multiplexer does.
+/// The connection's state machine, fed events directly: what each event returns is what the connection does.
 @Suite("JSON-RPC connection state machine")
 struct JSONRPCConnectionStateTests {
     private static let write: JSONRPCConnectionState.Writer = { _ in }
