@@ -97,14 +97,23 @@ extension JSONRPCStreamChannel {
     public func shutdown(gracePeriod: Duration = .seconds(5)) async -> JSONRPCChildExit? {
         close()
         guard let child else { return nil }
-        let escalation = Task {
-            try await Task.sleep(for: gracePeriod)
-            child.send(signal: SIGTERM)
-            try await Task.sleep(for: gracePeriod)
-            child.send(signal: SIGKILL)
+        // The exit and the escalation race in one group: the exit ends the escalation.
+        return await withTaskGroup(of: JSONRPCChildExit?.self) { group in
+            group.addTask { await child.exit.wait() }
+            group.addTask {
+                guard (try? await Task.sleep(for: gracePeriod)) != nil else { return nil }
+                child.send(signal: SIGTERM)
+                guard (try? await Task.sleep(for: gracePeriod)) != nil else { return nil }
+                child.send(signal: SIGKILL)
+                return nil
+            }
+            var exit: JSONRPCChildExit?
+            for await outcome in group {
+                guard let outcome else { continue }
+                exit = outcome
+                group.cancelAll()
+            }
+            return exit
         }
-        let exit = await child.exit.wait()
-        escalation.cancel()
-        return exit
     }
 }

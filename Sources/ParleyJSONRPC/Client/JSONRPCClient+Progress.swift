@@ -34,28 +34,34 @@ extension JSONRPCClient {
             of: JSONRPCProgressUpdate.self,
             bufferingPolicy: .bufferingNewest(256)
         )
+        // Unstructured: the call returns at once, so that its progress is read while it runs; the caller awaits or
+        // cancels it through JSONRPCProgressCall.
         let task = Task { () async throws -> Method.Result in
             defer { continuation.finish() }
             let params = try style.attach(token, try Self.params(of: method, encoder: encoder))
             // Watching starts before the call is sent, so no notification can arrive unseen.
             let subscription = try channel.watch(style.matcher, key: token)
-            let forwarding = Task {
-                guard let subscription else { return }
-                do {
-                    for try await notification in subscription { continuation.yield(style.update(notification)) }
-                } catch {
-                    // The channel closed: the call fails with the reason; the progress simply ends.
+            // The forwarding of the updates and the call, in one group.
+            let result = await withTaskGroup(of: Void.self) { group -> Result<Method.Result, ParleyError> in
+                group.addTask {
+                    guard let subscription else { return }
+                    do {
+                        for try await notification in subscription { continuation.yield(style.update(notification)) }
+                    } catch {
+                        // The channel closed: the call fails with the reason; the progress simply ends.
+                    }
                 }
+                let result: Result<Method.Result, ParleyError>
+                do throws(ParleyError) {
+                    result = .success(try await call(WithParams(base: method, params: params), timeout: timeout))
+                } catch {
+                    result = .failure(error)
+                }
+                // Ends the watch; the updates that arrived before the answer are still handed on.
+                await subscription?.cancel()
+                await group.waitForAll()
+                return result
             }
-            let result: Result<Method.Result, ParleyError>
-            do throws(ParleyError) {
-                result = .success(try await call(WithParams(base: method, params: params), timeout: timeout))
-            } catch {
-                result = .failure(error)
-            }
-            // Ends the watch; the updates that arrived before the answer are still handed on.
-            await subscription?.cancel()
-            await forwarding.value
             return try result.get()
         }
         return JSONRPCProgressCall(progress: updates, token: token, task: task)

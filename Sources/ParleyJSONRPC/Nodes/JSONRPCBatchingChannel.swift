@@ -33,6 +33,8 @@ public final class JSONRPCBatchingChannel: JSONRPCChannel {
     public let maxBatchSize: Int
 
     private let state: LockedState<JSONRPCBatchingState>
+    /// The windows' timers and the batches being sent, as children of one task group.
+    private let tasks = JSONRPCTaskLoop()
 
     /// Batches messages to `base`: each batch waits at most `window` after its first message, and holds at most
     /// `maxBatchSize` messages.
@@ -92,19 +94,21 @@ public final class JSONRPCBatchingChannel: JSONRPCChannel {
         "The JSON-RPC call was cancelled (or ran out of time) while it waited for its batch's answer."
     )
 
-    /// Starts the timer of window `id`, which sends the window's batch when it ends.
+    /// Starts the timer of window `id` (a child of the channel's task group), which sends the window's batch when it
+    /// ends.
     private func startWindow(_ id: Int) {
         let window = self.window
-        let timer = Task { [weak self] in
+        let timer = tasks.run { [weak self] in
             guard (try? await Task.sleep(for: window)) != nil, let self else { return }
             if let batch = state.withLock({ $0.windowEnded(id) }) { start(batch) }
         }
         state.withLock { $0.windowStarted(id, timer: timer) }?.cancel()
     }
 
-    /// Sends `batch` in a task of its own, which the callers' cancellation cancels once none of them waits.
+    /// Sends `batch` as a child of the channel's task group, which the callers' cancellation cancels once none of
+    /// them waits.
     private func start(_ batch: JSONRPCBatchingState.Batch) {
-        let task = Task { await send(batch) }
+        let task = tasks.run { [self] in await send(batch) }
         state.withLock { $0.batchStarted(batch.id, task: task) }?.cancel()
     }
 

@@ -32,14 +32,14 @@ struct JSONRPCBatchingState {
     /// A batch that has left: the callers still waiting for it, and the task sending it (`nil` until it is known).
     private struct InFlight {
         var waiting: [Int: Continuation]
-        var task: Task<Void, Never>?
+        var task: JSONRPCTaskLoop.Handle?
     }
 
     /// The most messages in one batch.
     let maxBatchSize: Int
     private var queue: [Queued] = []
     /// The window open for the queued messages (its number), and the timer that ends it once known.
-    private var window: (id: Int, timer: Task<Void, Never>?)?
+    private var window: (id: Int, timer: JSONRPCTaskLoop.Handle?)?
     private var inFlight: [Int: InFlight] = [:]
     /// The batch in flight each waiting caller is in.
     private var batchOf: [Int: Int] = [:]
@@ -66,7 +66,7 @@ struct JSONRPCBatchingState {
         /// The message opened a window: start its timer and report it with ``windowStarted(_:timer:)``.
         case openWindow(id: Int)
         /// The batch is full: send it, and cancel the window's timer, if any.
-        case send(Batch, cancelTimer: Task<Void, Never>?)
+        case send(Batch, cancelTimer: JSONRPCTaskLoop.Handle?)
     }
 
     /// A caller waits for the answer to its message; `isCancelled` says whether its task is cancelled already (read
@@ -86,7 +86,7 @@ struct JSONRPCBatchingState {
     }
 
     /// The timer of window `id` has started; returns it when that window has closed already (to be cancelled).
-    mutating func windowStarted(_ id: Int, timer: Task<Void, Never>) -> Task<Void, Never>? {
+    mutating func windowStarted(_ id: Int, timer: JSONRPCTaskLoop.Handle) -> JSONRPCTaskLoop.Handle? {
         guard window?.id == id else { return timer }
         window?.timer = timer
         return nil
@@ -101,7 +101,7 @@ struct JSONRPCBatchingState {
 
     /// The task sending batch `id` has started; returns it when nobody waits for that batch any more (to be
     /// cancelled; a task that finished already ignores it).
-    mutating func batchStarted(_ id: Int, task: Task<Void, Never>) -> Task<Void, Never>? {
+    mutating func batchStarted(_ id: Int, task: JSONRPCTaskLoop.Handle) -> JSONRPCTaskLoop.Handle? {
         guard inFlight[id] != nil else { return task }
         inFlight[id]?.task = task
         return nil
@@ -112,7 +112,7 @@ struct JSONRPCBatchingState {
         /// The caller, to resume with its cancellation (`nil` when its answer was handed to it already).
         var continuation: Continuation?
         /// A timer or a batch that nobody waits for any more, to cancel.
-        var cancel: Task<Void, Never>?
+        var cancel: JSONRPCTaskLoop.Handle?
     }
 
     /// The caller `key` stops waiting (cancelled, or out of time): it leaves the queue or its batch in flight. A
@@ -120,7 +120,7 @@ struct JSONRPCBatchingState {
     mutating func leave(_ key: Int) -> Leaving {
         if let index = queue.firstIndex(where: { $0.key == key }) {
             let queued = queue.remove(at: index)
-            var timer: Task<Void, Never>?
+            var timer: JSONRPCTaskLoop.Handle?
             if queue.isEmpty {
                 timer = window?.timer
                 window = nil

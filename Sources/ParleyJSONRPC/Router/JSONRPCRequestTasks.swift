@@ -6,14 +6,15 @@ package import Parley
     package import Foundation
 #endif
 
-/// The peer's requests being handled, by id, so that the peer's cancellation notification can cancel the handler's
-/// task (``JSONRPCRouter/cancellations``).
+/// The peer's requests being handled, by id, so that the peer's cancellation notification can cancel the handler
+/// (``JSONRPCRouter/cancellations``).
 ///
 /// A request is reserved in arrival order, before its handler's task starts, by the one reader of the connection;
 /// so a cancellation read after its request always finds it, even when the handler has not started yet.
 package final class JSONRPCRequestTasks: Sendable {
     private struct Entry {
-        var task: Task<Data?, Never>?
+        /// Fired to cancel the handler (a child of the handling's group).
+        var stop: Deadline.Signal?
         /// The cancellation that named it; the handler is cancelled and the answer replaced.
         var cancelledBy: JSONRPCCancellation?
     }
@@ -35,16 +36,26 @@ package final class JSONRPCRequestTasks: Sendable {
     /// Runs the handling of the reserved request `id`; returns its answer, or what the cancellation says when the
     /// peer cancelled it meanwhile.
     package func run(_ id: JSONValue, _ handle: @escaping @Sendable () async -> Data?) async -> Data? {
-        let task = Task { await handle() }
+        let stop = Deadline.Signal()
         let cancelledEarly = state.withLock { entries -> Bool in
-            entries[id]?.task = task
+            entries[id]?.stop = stop
             return entries[id]?.cancelledBy != nil
         }
-        if cancelledEarly { task.cancel() }
-        let answer = await withTaskCancellationHandler {
-            await task.value
-        } onCancel: {
-            task.cancel()
+        if cancelledEarly { stop.fire() }
+        // The handler and the wait for the peer's cancellation race in one group; the handler's answer is kept
+        // either way (a cancelled handler may still answer).
+        let answer = await withTaskGroup(of: Data??.self) { group in
+            group.addTask { Optional(await handle()) }
+            group.addTask {
+                await stop.wait()
+                return nil
+            }
+            var answer: Data?
+            for await outcome in group {
+                if let outcome { answer = outcome }
+                group.cancelAll()
+            }
+            return answer
         }
         guard let cancellation = state.withLock({ $0.removeValue(forKey: id)?.cancelledBy }) else { return answer }
         return cancellation.cancelledAnswer.map { JSONRPCRouter.errorResponse($0, id: id) }
@@ -56,12 +67,12 @@ package final class JSONRPCRequestTasks: Sendable {
     package func cancel(method: String, params: JSONValue?, using cancellations: [JSONRPCCancellation]) -> Bool {
         guard let cancellation = cancellations.first(where: { $0.method == method }) else { return false }
         guard let id = cancellation.cancelledID(params) else { return true }
-        let task = state.withLock { entries -> Task<Data?, Never>? in
+        let stop = state.withLock { entries -> Deadline.Signal? in
             guard entries[id] != nil, entries[id]?.cancelledBy == nil else { return nil }
             entries[id]?.cancelledBy = cancellation
-            return entries[id]?.task
+            return entries[id]?.stop
         }
-        task?.cancel()
+        stop?.fire()
         return true
     }
 }
