@@ -1,4 +1,3 @@
-import Dispatch
 public import Foundation
 public import Parley
 public import ParleyJSONRPC
@@ -62,8 +61,10 @@ extension JSONRPCStreamChannel {
             standardError: standardError
         ) { exit in
             // The reader closes the channel when the child's output ends, after the answers still in the pipe.
-            // Should another process keep that output open (a grandchild), the exit alone closes it shortly.
-            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(2)) {
+            // Should another process keep that output open (a grandchild), the exit alone closes it shortly: a timer
+            // in the connection's task loop.
+            connection.tasks.run {
+                try? await Task.sleep(for: .seconds(2))
                 connection.close(reason: "the child process \(executable.lastPathComponent) \(exit)")
             }
         }
