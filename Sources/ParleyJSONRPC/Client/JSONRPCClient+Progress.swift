@@ -34,8 +34,7 @@ extension JSONRPCClient {
             of: JSONRPCProgressUpdate.self,
             bufferingPolicy: .bufferingNewest(256)
         )
-        // Unstructured: the call returns at once, so that its progress is read while it runs; the caller awaits or
-        // cancels it through JSONRPCProgressCall.
+        // Unstructured: the call returns at once, its progress read as it runs; JSONRPCProgressCall awaits or cancels it.
         let task = Task { () async throws -> Method.Result in
             defer { continuation.finish() }
             let params = try style.attach(token, try Self.params(of: method, encoder: encoder))

@@ -69,8 +69,7 @@ package final class JSONRPCTaskLoop: Sendable {
             if !started {
                 started = true
                 let stream = self.stream
-                // Unstructured: the one owner of a channel's or client's work that outlives its calls; all of it runs as
-                // children of this task's group, and the task ends when the loop's owner lets go of it.
+                // Unstructured: the one owner of work that outlives its calls (its group's children); ends with the loop.
                 Task { await Self.drain(stream) }
             }
             // Under the lock: no work can be queued after the loop's end.
