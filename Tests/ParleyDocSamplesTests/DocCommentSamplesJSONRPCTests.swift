@@ -14,7 +14,7 @@ import Testing
 // before it, as the function's parameters or a type of the namespace, never in the sample. The tests at the end run
 // those that the demo server answers.
 enum DocCommentSamplesJSONRPC {
-    // Sources/ParleyJSONRPC/JSONRPCMethod.swift
+    // Sources/ParleyJSONRPC/Client/JSONRPCMethod.swift
     struct Subtract: JSONRPCMethod {
         typealias Result = Int
         static let name = "subtract"
@@ -57,7 +57,7 @@ enum DocCommentSamplesJSONRPC {
         static let name = "long_task"
     }
 
-    // Sources/ParleyJSONRPC/Batching/JSONRPCBatchingChannel.swift
+    // Sources/ParleyJSONRPC/Nodes/JSONRPCBatchingChannel.swift
     static func sampleBatchingChannel(client: Client) async throws {
         let batching = JSONRPCBatchingChannel(JSONRPCHTTPChannel(client: client, path: "/rpc"), window: .milliseconds(5))
         let rpc = JSONRPCClient(channel: batching)
@@ -66,7 +66,7 @@ enum DocCommentSamplesJSONRPC {
         print(try await a, try await b)      // one POST with a batch of two calls
     }
 
-    // Sources/ParleyJSONRPC/Failover/JSONRPCFailoverChannel.swift
+    // Sources/ParleyJSONRPC/Nodes/JSONRPCFailoverChannel.swift
     static func sampleFailoverChannel(urls: [URL], address: String) async throws {
         let providers = urls.map { JSONRPCHTTPChannel(client: Client(baseURL: $0)) as any JSONRPCChannel }
         let rpc = JSONRPCClient(channel: JSONRPCFailoverChannel(providers))
@@ -74,14 +74,14 @@ enum DocCommentSamplesJSONRPC {
         _ = balance
     }
 
-    // Sources/ParleyJSONRPC/JSONRPCCancellation.swift
+    // Sources/ParleyJSONRPC/Router/JSONRPCCancellation.swift
     static func sampleCancellation(server: any JSONRPCChannel, tools: any JSONRPCChannel) {
         let lsp = JSONRPCClient(channel: server, cancellation: .lsp)                  // $/cancelRequest {"id": 7}
         let mcp = JSONRPCClient(channel: tools, timeout: .seconds(30), cancellation: .mcp)
         _ = (lsp, mcp)
     }
 
-    // Sources/ParleyJSONRPC/JSONRPCClient.swift (JSONRPCClient)
+    // Sources/ParleyJSONRPC/Client/JSONRPCClient.swift (JSONRPCClient)
     static func sampleClient(client: Client) async throws -> (Int, Result<Int, ParleyError>, Result<[JSONValue], ParleyError>) {
         let rpc = JSONRPCClient(http: client, path: "/rpc")
         let difference = try await rpc.call(Subtract(params: [42, 23]))            // 19
@@ -90,7 +90,7 @@ enum DocCommentSamplesJSONRPC {
         return (difference, sum, data)
     }
 
-    // Sources/ParleyJSONRPC/JSONRPCClient.swift (JSONRPCBatch)
+    // Sources/ParleyJSONRPC/Client/JSONRPCClient.swift (JSONRPCBatch)
     static func sampleBatch(rpc: JSONRPCClient) async throws -> Int {
         var batch = JSONRPCBatch()
         let sum = batch.call(Sum(params: [1, 2, 4]))
@@ -100,20 +100,25 @@ enum DocCommentSamplesJSONRPC {
         return seven
     }
 
-    // Sources/ParleyJSONRPC/JSONRPCMethod.swift (JSONRPCDynamicMethod)
+    // Sources/ParleyJSONRPC/Client/JSONRPCMethod.swift (JSONRPCDynamicMethod)
     static func sampleDynamicMethod(rpc: JSONRPCClient) async throws {
         let height: JSONValue = try await rpc.call(JSONRPCDynamicMethod("eth_blockNumber"))
         _ = height
     }
 
-    // Sources/ParleyJSONRPC/JSONRPCRetryPolicy.swift
+    // Sources/ParleyJSONRPC/Connection/JSONRPCPushChannel.swift
+    static func samplePushChannel(rpc: JSONRPCClient) async {
+        for await notification in rpc.notifications { print(notification.method) }
+    }
+
+    // Sources/ParleyJSONRPC/Client/JSONRPCRetryPolicy.swift
     static func sampleRetryPolicy(client: Client, address: String) async throws {
         let rpc = JSONRPCClient(http: client, retry: JSONRPCRetryPolicy(maxAttempts: 4, retryableCodes: [-32005, -32603]))
         let balance = try await rpc.call(GetBalance(address: address))    // isRepeatable: true
         _ = balance
     }
 
-    // Sources/ParleyJSONRPC/JSONRPCRouter.swift
+    // Sources/ParleyJSONRPC/Router/JSONRPCRouter.swift
     static func sampleRouter(message: Data) async -> Data? {
         var router = JSONRPCRouter()
         router.register("sum") { (numbers: [Int]) in numbers.reduce(0, +) }
@@ -122,7 +127,7 @@ enum DocCommentSamplesJSONRPC {
         return answer
     }
 
-    // Sources/ParleyJSONRPC/JSONRPCSubscription.swift
+    // Sources/ParleyJSONRPC/Connection/JSONRPCSubscription.swift
     static func sampleSubscriptionMatcher() {
         // eth_subscribe: {"method": "eth_subscription", "params": {"subscription": "0x9c…", "result": {…}}}
         let heads: JSONRPCSubscriptionMatcher = .parameter("subscription", of: "eth_subscription")
@@ -150,7 +155,7 @@ enum DocCommentSamplesJSONRPC {
         _ = tools
     }
 
-    // Sources/ParleyJSONRPC/Progress/JSONRPCClient+Progress.swift
+    // Sources/ParleyJSONRPC/Client/JSONRPCClient+Progress.swift
     static func sampleClientProgress(rpc: JSONRPCClient) async throws {
         let call = rpc.call(MCPCallTool(name: "index"), progress: .mcp)
         for await update in call.progress { print(update.message ?? "", update.fractionCompleted ?? 0) }
@@ -158,7 +163,7 @@ enum DocCommentSamplesJSONRPC {
         _ = result
     }
 
-    // Sources/ParleyJSONRPC/Progress/JSONRPCProgress.swift
+    // Sources/ParleyJSONRPC/Client/JSONRPCProgress.swift
     static func sampleProgress(rpc: JSONRPCClient) async throws {
         let call = rpc.call(MCPCallTool(name: "index"), progress: .mcp)
         for await update in call.progress { print(update.fractionCompleted ?? 0, update.message ?? "") }
@@ -166,7 +171,7 @@ enum DocCommentSamplesJSONRPC {
         _ = result
     }
 
-    // Sources/ParleyJSONRPC/Progress/JSONRPCProgressCall.swift
+    // Sources/ParleyJSONRPC/Client/JSONRPCProgressCall.swift
     static func sampleProgressCall(rpc: JSONRPCClient) async throws {
         let call = rpc.call(LongTask(), progress: .mcp)
         for await update in call.progress { print(update.progress ?? 0, "of", update.total ?? 0) }

@@ -1,12 +1,6 @@
 import Parley
 
-#if canImport(FoundationEssentials)
-    import FoundationEssentials
-#else
-    import Foundation
-#endif
-
-/// One connection-oriented JSON-RPC connection (byte streams, WebSocket, MCP Streamable HTTP): its
+/// The connection of a connection-oriented JSON-RPC channel (byte streams, WebSocket, MCP Streamable HTTP): its
 /// ``JSONRPCConnectionState`` behind one lock, its life cycle (opened, lost, closed), and the delivery of the
 /// notifications it releases. Its three jobs are views over it, each in a file of its own: ``calls`` (the call table:
 /// begin, answer, abandon, lost), ``inbound`` (scan, route, admit the peer's requests) and ``subscriptions`` (watch,
