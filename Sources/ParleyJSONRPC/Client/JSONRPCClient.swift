@@ -158,8 +158,7 @@ public struct JSONRPCClient: Sendable {
                 .jsonRPCProtocol,
                 "The JSON-RPC call \(name) (id \(id)) was answered with an array, which answers a batch, not a single call."
             )
-            failure.response = reply.head
-            failure.body = reply.data.prefix(ParleyError.excerptLimit)
+            failure = failure.attaching(response: reply.head, body: reply.data)
             outcome = .failure(failure)
         }
         switch outcome {

@@ -87,8 +87,7 @@ enum JSONRPCCoding {
                     "The JSON-RPC answer is not JSON (\(decoding?.explanation.message ?? "\(error)"))."
                 }
             var failure = ParleyError(.jsonRPCProtocol, text, underlying: error)
-            failure.response = reply.head
-            failure.body = reply.data.prefix(ParleyError.excerptLimit)
+            failure = failure.attaching(response: reply.head, body: reply.data)
             throw failure
         }
     }
@@ -130,8 +129,7 @@ enum JSONRPCCoding {
         case .unclaimedResult:
             failure = ParleyError(.jsonRPCProtocol, "The answer to the JSON-RPC call \(name) (id \(id)) was not read.")
         }
-        failure.response = reply.head
-        failure.body = reply.data.prefix(ParleyError.excerptLimit)
+        failure = failure.attaching(response: reply.head, body: reply.data)
         return .failure(failure)
     }
 
@@ -152,8 +150,7 @@ enum JSONRPCCoding {
         case (let id?, _):
             failure = ParleyError(.jsonRPCProtocol, "The server answered the id \(id), which no call of this message has.")
         }
-        failure.response = reply.head
-        failure.body = reply.data.prefix(ParleyError.excerptLimit)
+        failure = failure.attaching(response: reply.head, body: reply.data)
         return failure
     }
 
@@ -202,8 +199,7 @@ enum JSONRPCCoding {
                         + "read the batch: \(error).",
                     underlying: error
                 )
-                failure.response = reply.head
-                failure.body = reply.data.prefix(ParleyError.excerptLimit)
+                failure = failure.attaching(response: reply.head, body: reply.data)
                 return ([element], Array(repeating: .failure(failure), count: calls.count), [failure], 1)
             }
             elements = [element]
@@ -235,8 +231,7 @@ enum JSONRPCCoding {
                 var text = "The server's batch answer has no answer for the call \(call.name) (id \(call.id))."
                 if let strays { text += " " + strays }
                 var failure = ParleyError(.jsonRPCProtocol, text)
-                failure.response = reply.head
-                failure.body = reply.data.prefix(ParleyError.excerptLimit)
+                failure = failure.attaching(response: reply.head, body: reply.data)
                 return .failure(failure)
             default:
                 var failure = ParleyError(
@@ -244,8 +239,7 @@ enum JSONRPCCoding {
                     "The server's batch answer answers the call \(call.name) (id \(call.id)) \(answerCount[index]) times; "
                         + "each id must be answered once."
                 )
-                failure.response = reply.head
-                failure.body = reply.data.prefix(ParleyError.excerptLimit)
+                failure = failure.attaching(response: reply.head, body: reply.data)
                 return .failure(failure)
             }
         }

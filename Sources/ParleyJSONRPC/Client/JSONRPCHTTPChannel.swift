@@ -55,8 +55,7 @@ public struct JSONRPCHTTPChannel: JSONRPCChannel {
                         + "ids \(ids.map(\.description).joined(separator: ", ")). A JSON-RPC server answers every call that "
                         + "has an id; only notifications get no answer."
                 )
-                error.response = head
-                error.body = data
+                error = error.attaching(response: head, body: data)
                 throw error
             }
             return JSONRPCReply(data: data, head: head)
@@ -70,8 +69,7 @@ public struct JSONRPCHTTPChannel: JSONRPCChannel {
                 ? "The JSON-RPC server answered a notification with HTTP \(status) \(head.status.reasonPhrase)."
                 : "The JSON-RPC server answered HTTP \(status) \(head.status.reasonPhrase) without a JSON-RPC error object."
         )
-        error.response = head
-        error.body = data.prefix(ParleyError.excerptLimit)
+        error = error.attaching(response: head, body: data)
         throw error
     }
 

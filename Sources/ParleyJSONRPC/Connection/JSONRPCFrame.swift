@@ -1,3 +1,5 @@
+import Parley
+
 #if canImport(FoundationEssentials)
     package import FoundationEssentials
 #else
@@ -116,13 +118,7 @@ package enum JSONRPCFrame: Equatable, Sendable {
 
         func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
 
-        mutating func skipWhitespace() {
-            while index < bytes.count,
-                bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A || bytes[index] == 0x0D
-            {
-                index += 1
-            }
-        }
+        mutating func skipWhitespace() { index = JSONScanner.skipWhitespace(bytes, from: index) }
 
         /// The members that matter of the object at `index`; `nil` when it does not end.
         mutating func object() -> (hasMethod: Bool, id: JSONRPCID?)? {
@@ -177,80 +173,18 @@ package enum JSONRPCFrame: Equatable, Sendable {
             return .other
         }
 
-        /// Skips the string at `index`; `false` when it does not end.
+        /// Skips the string at `index` (Parley's one JSON byte scanner, `JSONScanner`); `false` when it does not end.
         mutating func skipString() -> Bool {
-            index += 1
-            while index < bytes.count {
-                switch bytes[index] {
-                case UInt8(ascii: "\\"): index += 2
-                case UInt8(ascii: "\""):
-                    index += 1
-                    return true
-                default: index += 1
-                }
-            }
-            return false
+            guard let end = JSONScanner.stringEnd(bytes, from: index) else { return false }
+            index = end
+            return true
         }
 
         /// Skips one value (a string, a number, a literal, or a whole object or array); `false` when it does not end.
         mutating func skipValue() -> Bool {
-            guard let first = peek() else { return false }
-            if first == UInt8(ascii: "\"") { return skipString() }
-            guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
-                // A number or a literal: up to the next delimiter.
-                while let byte = peek(), byte != UInt8(ascii: ","), byte != UInt8(ascii: "}"), byte != UInt8(ascii: "]"),
-                    byte != 0x20, byte != 0x09, byte != 0x0A, byte != 0x0D
-                {
-                    index += 1
-                }
-                return true
-            }
-            var depth = 0
-            while index < bytes.count {
-                switch bytes[index] {
-                case UInt8(ascii: "\""):
-                    guard skipString() else { return false }
-                    continue
-                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 {
-                        index += 1
-                        return true
-                    }
-                default: break
-                }
-                index += 1
-            }
-            return false
-        }
-
-        /// Whether `raw` is a JSON number: `-`? then `0` or a digit run not starting with 0, then `.digits`?, then
-        /// `e`/`E`, a sign and digits?.
-        static func isJSONNumber(_ raw: UnsafeBufferPointer<UInt8>) -> Bool {
-            var index = 0
-            func digits() -> Int {
-                let start = index
-                while index < raw.count, raw[index] >= UInt8(ascii: "0"), raw[index] <= UInt8(ascii: "9") { index += 1 }
-                return index - start
-            }
-            if index < raw.count, raw[index] == UInt8(ascii: "-") { index += 1 }
-            guard index < raw.count else { return false }
-            if raw[index] == UInt8(ascii: "0") {
-                index += 1
-            } else {
-                guard digits() > 0 else { return false }
-            }
-            if index < raw.count, raw[index] == UInt8(ascii: ".") {
-                index += 1
-                guard digits() > 0 else { return false }
-            }
-            if index < raw.count, raw[index] == UInt8(ascii: "e") || raw[index] == UInt8(ascii: "E") {
-                index += 1
-                if index < raw.count, raw[index] == UInt8(ascii: "+") || raw[index] == UInt8(ascii: "-") { index += 1 }
-                guard digits() > 0 else { return false }
-            }
-            return index == raw.count
+            guard let end = JSONScanner.valueEnd(bytes, from: index) else { return false }
+            index = end
+            return true
         }
 
         /// An id as the peer wrote it: an integer or a string; anything else matches no call.
@@ -265,7 +199,7 @@ package enum JSONRPCFrame: Equatable, Sendable {
                 return .string(String(decoding: content, as: UTF8.self))
             }
             let text = String(decoding: raw, as: UTF8.self)
-            guard isJSONNumber(raw) else { return nil }  // +1, 01, 0x1p0: not JSON numbers, so no call's id
+            guard JSONScanner.isNumber(raw) else { return nil }  // +1, 01, 0x1p0: not JSON numbers, so no call's id
             if let number = Int(text) { return .number(number) }
             // 1.0 or 1e2: an integer written another way, as a decoder reads it.
             if let number = Double(text), number.rounded() == number, let integer = Int(exactly: number) {

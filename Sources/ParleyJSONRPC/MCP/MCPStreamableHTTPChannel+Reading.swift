@@ -26,8 +26,7 @@ extension MCPStreamableHTTPChannel {
                     "The MCP server answered 404 Not Found for the session: it ended or expired, and starting a new one "
                         + "needs the initialize call, which this channel has not sent."
                 )
-                error.response = head
-                error.body = body
+                error = error.attaching(response: head, body: body)
                 throw SessionExpired(error: error)
             }
             if !ids.isEmpty, JSONRPCCoding.looksLikeErrorResponse(body) { return JSONRPCReply(data: body, head: head) }
@@ -35,8 +34,7 @@ extension MCPStreamableHTTPChannel {
                 .unacceptableStatus,
                 "The MCP server answered HTTP \(status) \(head.status.reasonPhrase) without a JSON-RPC error object."
             )
-            error.response = head
-            error.body = body
+            error = error.attaching(response: head, body: body)
             throw error
         }
         if isInitialize { try recordSession(head) }
@@ -56,7 +54,7 @@ extension MCPStreamableHTTPChannel {
                 "The MCP server answered a call with the content type \(other.isEmpty ? "(none)" : PrintableText.escaping(other)), "
                     + "where Streamable HTTP answers with application/json or text/event-stream."
             )
-            error.response = head
+            error = error.attaching(response: head)
             throw error
         }
         if isInitialize { recordProtocolVersion(reply.data) }
@@ -83,7 +81,7 @@ extension MCPStreamableHTTPChannel {
                             ? ", and gave its events no ids to resume from."
                             : ", after resuming it with Last-Event-ID \(resumptions) times (maxResumptions).")
                 )
-                error.response = head
+                error = error.attaching(response: head)
                 throw error
             }
             resumptions += 1
@@ -123,7 +121,7 @@ extension MCPStreamableHTTPChannel {
                 "The MCP server answered the GET resuming an event stream (Last-Event-ID) with HTTP \(head.status.code) "
                     + "\(head.status.reasonPhrase), not an event stream."
             )
-            error.response = head
+            error = error.attaching(response: head)
             throw error
         }
         return streamed.body
@@ -156,7 +154,7 @@ extension MCPStreamableHTTPChannel {
                 "The MCP server assigned a session id of \(id.utf8.count) bytes that are not all visible ASCII (or more than "
                     + "1024), which the specification forbids; it is not sent back."
             )
-            error.response = head
+            error = error.attaching(response: head)
             throw error
         }
         session.withLock {

@@ -116,8 +116,7 @@ public final class JSONRPCFailoverChannel: JSONRPCChannel {
                     .jsonRPCError,
                     "The endpoint \(index) answered with the error code \(code), which fails over."
                 )
-                error.response = reply.head
-                error.body = reply.data.prefix(ParleyError.excerptLimit)
+                error = error.attaching(response: reply.head, body: reply.data)
                 return .failure(error)
             }
             succeeded(index, after: start.duration(to: clock.now))
