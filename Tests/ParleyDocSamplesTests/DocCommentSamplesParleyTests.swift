@@ -279,7 +279,7 @@ enum DocCommentSamplesParley {
         for try await line in body.lines() { print(line) }
     }
 
-    // Sources/Parley/Streaming/MultipartForm.swift
+    // Sources/Parley/Multipart/MultipartForm.swift
     static func sampleMultipartForm(client: Client) throws {
         var form = MultipartForm()
         form.append("title", value: "Holiday")
@@ -297,7 +297,7 @@ enum DocCommentSamplesParley {
         parser.finish()   // the connection ended: reconnect sending `Last-Event-ID: \(parser.lastEventID)`
     }
 
-    // Sources/Parley/Streaming/Transfer.swift
+    // Sources/Parley/Transfers/Transfer.swift
     static func sampleTransfer(client: Client, avatarURL: URL) async throws {
         let upload = client.upload(PutAvatar(), fromFile: avatarURL)
         for await progress in upload.progress { print(progress.fractionCompleted ?? 0) }
