@@ -212,6 +212,7 @@ final class PinnedTLSRelay: Sendable {
             if let existing = state.folder {
                 folder = existing
             } else {
+                // Unstructured: the folder is made once, off the loop, for every listener; each awaits it.
                 folder = Task { try await NIOThreadPool.singleton.runIfActive { try Self.makeFolder() } }
                 state.folder = folder
             }
@@ -228,6 +229,7 @@ final class PinnedTLSRelay: Sendable {
                 leases: 1
             )
             state.active[origin] = name
+            // Unstructured: a listener serves its origin across calls until idle; `shutdown` awaits it.
             state.listeners[name]?.task = Task { await self.serve(origin, folder: folder, name: name, ready: ready) }
             return (ready.futureResult, name)
         }

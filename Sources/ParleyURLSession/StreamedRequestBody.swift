@@ -21,6 +21,7 @@ final class StreamedRequestBody: Sendable {
     init(_ body: HTTPBody, length: Int64?) {
         let pipe = RequestBodyPipe(capacity: Self.capacity, expectedLength: length)
         self.pipe = pipe
+        // Unstructured: feeds FoundationNetworking's body stream while the response arrives; `finish()` stops it.
         producer = Task {
             do {
                 for try await chunk in body {

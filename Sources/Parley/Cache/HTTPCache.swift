@@ -289,6 +289,7 @@ public final class HTTPCache: Sendable {
     ) {
         revalidations.withLock { revalidations in
             guard revalidations[key] == nil else { return }  // one at a time per key
+            // Unstructured: stale-while-revalidate answers at once and revalidates after the call (one per key).
             revalidations[key] = Task { [self] in
                 if let (_, body) = try? await revalidate(request, baseURL: baseURL, key: key, cached: cached, next: next) {
                     // Read to its end, so that a new response is stored (no caller reads it), unless it is too large to be.
@@ -355,6 +356,7 @@ public final class HTTPCache: Sendable {
             let id = pending.next
             pending.next += 1
             let previous = pending.tasks[key]?.task
+            // Unstructured: the store ends after the caller read the body; the key's next look-up awaits it.
             let task = Task { [self] in
                 await previous?.value
                 await replace(entry, for: request, key: key)

@@ -27,6 +27,7 @@ extension Client {
         completion: @escaping @Sendable (Result<E.Response, ParleyError>) -> Void
     ) -> RequestHandle {
         RequestHandle(
+            // Unstructured: a call with a completion handler returns at once; the handle cancels or awaits it.
             task: Task {
                 do throws(ParleyError) {
                     completion(.success(try await send(endpoint)))

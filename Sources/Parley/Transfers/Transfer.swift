@@ -16,6 +16,7 @@ public struct Transfer<Value: Sendable>: Sendable {
 
     init(reporter: ProgressReporter, operation: @escaping @Sendable () async throws(ParleyError) -> Value) {
         progress = reporter.updates
+        // Unstructured: the transfer runs while its caller reads `progress`; `value` and `cancel()` own it.
         task = Task {
             defer { reporter.finish() }
             return try await operation()

@@ -108,6 +108,7 @@ final class AccessTokenCache: Sendable {
                     switch outcome {
                     case .resumed(let result): continuation.resume(with: result)
                     case .waiting: break
+                    // Unstructured: one refresh shared by every waiting call, none of which may own it.
                     case .started(let stale): Task { await self.refresh(replacing: stale) }
                     }
                 }
