@@ -45,6 +45,15 @@ public final class JSONRPCBatchingChannel: JSONRPCChannel {
         state = LockedState(JSONRPCBatchingState(maxBatchSize: maxBatchSize))
     }
 
+    /// The base channel's: batching groups what is sent, and the peer's notifications still arrive through `base`.
+    public func watch(_ matcher: JSONRPCSubscriptionMatcher, key: JSONValue) throws(ParleyError) -> JSONRPCSubscription? {
+        try base.watch(matcher, key: key)
+    }
+
+    /// The base channel's push channel, if it has one: a client of a batching channel over a WebSocket or stdio
+    /// reaches the peer's notifications.
+    public var pushChannel: (any JSONRPCPushChannel)? { base.pushChannel }
+
     /// ``exchange(_:describing:)`` with the ids alone.
     public func exchange(_ message: Data, ids: [JSONRPCID]) async throws(ParleyError) -> JSONRPCReply? {
         try await exchange(message, describing: JSONRPCExchange(methods: [], ids: ids, isRepeatable: false))

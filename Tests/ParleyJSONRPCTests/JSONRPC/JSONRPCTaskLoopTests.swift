@@ -63,6 +63,15 @@ struct JSONRPCTaskLoopTests {
         var notifications = rpc.notifications.makeAsyncIterator()
         #expect(await notifications.next()?.method == "notify_hello")
 
+        // A batching channel groups what is sent; what the peer pushes still reaches its client.
+        let batched = JSONRPCClient(channel: JSONRPCBatchingChannel(pair.client))
+        #expect(batched.channel.pushChannel != nil)
+        try await JSONRPCClient(channel: pair.server).notify(NotifyHello(params: [8]))
+        var batchedNotifications = batched.notifications.makeAsyncIterator()
+        let pushed = await batchedNotifications.next()
+        #expect(pushed?.method == "notify_hello")
+        #expect(pushed?.params == [8])
+
         let base = try #require(URL(string: "http://127.0.0.1:9"))
         let http = JSONRPCClient(http: Client(baseURL: base, transport: AsyncHTTPClientTransport.shared), path: "/rpc")
         #expect(http.channel.pushChannel == nil)
