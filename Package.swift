@@ -89,6 +89,7 @@ let package = Package(
             name: "ParleyJSONRPC",
             dependencies: [
                 "Parley",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],

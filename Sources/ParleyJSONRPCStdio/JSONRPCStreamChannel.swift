@@ -124,6 +124,11 @@ public final class JSONRPCStreamChannel: JSONRPCConnectionChannel {
         try await exchangeOnConnection(message, ids: ids)
     }
 
+    /// Answers the peer's requests for `router`'s methods too (``JSONRPCPushChannel/answerPeerRequests(with:)``).
+    public func answerPeerRequests(with router: JSONRPCRouter) {
+        connection.answerAlso(router)
+    }
+
     /// The peer's notifications that `matcher` accepts for `key`, until the subscription is cancelled.
     public func watch(_ matcher: JSONRPCSubscriptionMatcher, key: JSONValue) throws(ParleyError) -> JSONRPCSubscription? {
         try watchOnConnection(matcher, key: key)

@@ -1,3 +1,5 @@
+public import Parley
+
 /// What one message to the peer holds, for a channel that treats messages by method (``JSONRPCHTTPChannel``).
 public struct JSONRPCExchange: Sendable, Hashable {
     /// The methods of its calls and notifications, in order.
@@ -6,12 +8,16 @@ public struct JSONRPCExchange: Sendable, Hashable {
     public var ids: [JSONRPCID]
     /// Whether every call in it may be sent again with the same effect (``JSONRPCMethod/isRepeatable``).
     public var isRepeatable: Bool
+    /// Header fields a channel over HTTP sends with this message, after its own (``JSONRPCMethod/headerFields``: the
+    /// MCP routing headers `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`); other channels ignore them.
+    public var headerFields: Headers
 
     /// A description.
-    public init(methods: [String], ids: [JSONRPCID], isRepeatable: Bool) {
+    public init(methods: [String], ids: [JSONRPCID], isRepeatable: Bool, headerFields: Headers = [:]) {
         self.methods = methods
         self.ids = ids
         self.isRepeatable = isRepeatable
+        self.headerFields = headerFields
     }
 
     /// The name of the operation: the method of a single message, `"METHOD batch"` for a batch of one method,

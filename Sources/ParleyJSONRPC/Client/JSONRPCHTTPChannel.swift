@@ -39,7 +39,7 @@ public struct JSONRPCHTTPChannel: JSONRPCChannel {
         let ids = exchange.ids
         let post = Post(
             path: path,
-            headers: headers,
+            headers: exchange.headerFields.isEmpty ? headers : headers.merging(exchange.headerFields),
             message: message,
             name: exchange.operationName,
             isIdempotent: exchange.isRepeatable

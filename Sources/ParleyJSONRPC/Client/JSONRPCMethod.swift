@@ -31,6 +31,10 @@ public protocol JSONRPCMethod: Sendable {
     /// Retries apply only to such calls: the HTTP ``/Parley/RetryMiddleware`` (status 429, 503 …, a broken
     /// connection) and ``JSONRPCRetryPolicy`` (error codes such as `-32005`). `false` by default.
     var isRepeatable: Bool { get }
+
+    /// Header fields a channel over HTTP sends with this call (``JSONRPCExchange/headerFields``), such as the routing
+    /// headers of MCP's 2026-07-28 Streamable HTTP; empty by default. Other channels ignore them.
+    var headerFields: Headers { get }
 }
 
 extension JSONRPCMethod {
@@ -39,6 +43,9 @@ extension JSONRPCMethod {
 
     /// `false`: a call is not repeated unless it says so.
     public var isRepeatable: Bool { false }
+
+    /// No header fields of its own.
+    public var headerFields: Headers { [:] }
 }
 
 extension JSONRPCMethod where Params == JSONRPCNoParams {

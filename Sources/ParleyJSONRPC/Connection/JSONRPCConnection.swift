@@ -23,8 +23,9 @@ package final class JSONRPCConnection: Sendable {
 
     private let state: LockedState<JSONRPCConnectionState>
     private let unread: UnreadNotifications
-    /// Answers the peer's requests.
-    let router: JSONRPCRouter
+    /// Answers the peer's requests: the channel's router, with the methods added since (``answerAlso(_:)``).
+    var router: JSONRPCRouter { routers.withLock { $0 } }
+    private let routers: LockedState<JSONRPCRouter>
     /// The peer's requests being handled, for its cancellations.
     let requests = JSONRPCRequestTasks()
     /// The work of this connection that outlives the calls that start it: its channel's reading loop, the handling
@@ -46,12 +47,18 @@ package final class JSONRPCConnection: Sendable {
         maxUnreadBytes: Int = 32 << 20,
         maxPeerRequests: Int = 1024
     ) {
-        self.router = router ?? JSONRPCRouter()
+        self.routers = LockedState(router ?? JSONRPCRouter())
         self.maxUnread = maxUnread
         self.maxUnreadBytes = maxUnreadBytes
         state = LockedState(JSONRPCConnectionState(writer: writer, maxPeerRequests: maxPeerRequests))
         unread = UnreadNotifications(maxCount: maxUnread, maxBytes: maxUnreadBytes)
         incoming = unread.stream
+    }
+
+    /// Answers the peer's requests for `extra`'s methods too (an ``MCPClient``'s handlers); they replace the router's
+    /// own handlers of the same names. Its encoder, decoder and cancellations do not change the router's.
+    package func answerAlso(_ extra: JSONRPCRouter) {
+        routers.withLock { $0.add(extra) }
     }
 
     /// The call table: messages written, and the answers they wait for.

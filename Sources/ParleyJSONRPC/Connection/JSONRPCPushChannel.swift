@@ -18,11 +18,19 @@ public protocol JSONRPCPushChannel: JSONRPCChannel {
     /// (stdio, WebSocket) carries it from the start: the default does nothing. MCP Streamable HTTP opens the `GET`
     /// stream on which the server sends it (``MCPStreamableHTTPChannel/listen(reconnect:)``).
     func openPushStream() async
+
+    /// Answers the peer's requests for `router`'s methods too, replacing the channel's own handlers of the same names:
+    /// how an ``MCPClient`` answers a handshake-era server's `sampling/createMessage`, `elicitation/create` and
+    /// `roots/list` with its ``MCPClientHandlers``. The default ignores it (a channel that answers nothing).
+    func answerPeerRequests(with router: JSONRPCRouter)
 }
 
 extension JSONRPCPushChannel {
     /// Nothing to open: the peer's messages arrive on the connection.
     public func openPushStream() async {}
+
+    /// Answers nothing: ignored.
+    public func answerPeerRequests(with router: JSONRPCRouter) {}
 
     /// This channel.
     public var pushChannel: (any JSONRPCPushChannel)? { self }

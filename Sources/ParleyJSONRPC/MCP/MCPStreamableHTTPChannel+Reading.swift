@@ -11,8 +11,14 @@ extension MCPStreamableHTTPChannel {
     /// Posts `message`; for a call (`ids` not empty) reads its answer from the JSON body or the event stream.
     ///
     /// - Throws: ``SessionExpired`` when the server answered `404` to a message that carried a session id.
-    func send(_ message: Data, ids: [JSONRPCID], isInitialize: Bool) async throws -> JSONRPCReply? {
-        var fields = isInitialize ? headers : sessionHeaders(base: headers)
+    func send(
+        _ message: Data,
+        ids: [JSONRPCID],
+        isInitialize: Bool,
+        extra: Headers = [:],
+        stateless: Bool = false
+    ) async throws -> JSONRPCReply? {
+        var fields = isInitialize || stateless ? headers.merging(extra) : sessionHeaders(base: headers.merging(extra))
         fields.set("Accept", "application/json, text/event-stream")
         let hadSession = fields.contains("Mcp-Session-Id")
         let streamed = try await client.stream(Message(path: path, headers: fields, message: message))
@@ -47,7 +53,7 @@ extension MCPStreamableHTTPChannel {
                 head: head
             )
         case "text/event-stream":
-            reply = try await readEvents(streamed.body, ids: ids, head: head)
+            reply = try await readEvents(streamed.body, ids: ids, head: head, resumable: !stateless)
         case let other:
             var error = ParleyError(
                 .jsonRPCProtocol,
@@ -63,7 +69,12 @@ extension MCPStreamableHTTPChannel {
 
     /// Reads Server-Sent Events until the answer to `ids`: the server's notifications and requests on the way are
     /// routed, and a stream that ends before the answer is resumed with `Last-Event-ID`.
-    func readEvents(_ body: ByteStream, ids: [JSONRPCID], head: HTTPResponse) async throws(ParleyError) -> JSONRPCReply {
+    func readEvents(
+        _ body: ByteStream,
+        ids: [JSONRPCID],
+        head: HTTPResponse,
+        resumable: Bool = true
+    ) async throws(ParleyError) -> JSONRPCReply {
         var parser = ServerSentEventParser(maxEventSize: maxMessageSize)
         var body = body
         var resumptions = 0
@@ -72,6 +83,18 @@ extension MCPStreamableHTTPChannel {
                 return reply
             }
             parser.finish()
+            guard resumable else {
+                var error = ParleyError(
+                    .transport,
+                    "The MCP server's event stream of the call (id \(ids.map(\.description).joined(separator: ", "))) ended "
+                        + "or broke before its answer. In the stateless era (2026-07-28) a stream cannot be resumed: "
+                        + "MCPClient sends a call that is safe to repeat again with a new id; call any other again "
+                        + "yourself if it should be.",
+                    underlying: MCPStreamBroke()
+                )
+                error = error.attaching(response: head)
+                throw error
+            }
             guard !parser.lastEventID.isEmpty, resumptions < maxResumptions else {
                 var error = ParleyError(
                     .transport,

@@ -67,6 +67,8 @@ public final class MCPStreamableHTTPChannel: JSONRPCConnectionChannel {
         /// The session expired, and no new one was started since (its start failed, or every message waiting for
         /// it left): the next message starts one.
         var lost = false
+        /// The channel carried a stateless-era message (2026-07-28): no session, no notifications of the client's.
+        var stateless = false
     }
 
     /// The start of a new session, shared by the messages waiting for it.
@@ -129,10 +131,40 @@ public final class MCPStreamableHTTPChannel: JSONRPCConnectionChannel {
 
     /// Posts the message; for a call, reads the answer from the JSON body or the event stream.
     public func exchange(_ message: Data, ids: [JSONRPCID]) async throws(ParleyError) -> JSONRPCReply? {
+        try await exchange(message, describing: JSONRPCExchange(methods: [], ids: ids, isRepeatable: false))
+    }
+
+    /// Posts the message with the exchange's header fields; for a call, reads the answer from the JSON body or the
+    /// event stream.
+    ///
+    /// A message whose `MCP-Protocol-Version` is a stateless-era version (2026-07-28, as ``MCPClient`` sends it there)
+    /// goes without a session: no `Mcp-Session-Id`, no new session after a `404`, and its event stream is not resumed
+    /// (nothing to resume it in): one that ends before the answer fails the call. Once the channel carried such a
+    /// message, it posts no notifications of the client's (the stateless era has none over HTTP; a call is cancelled
+    /// by closing its stream, which a cancelled call does).
+    public func exchange(_ message: Data, describing exchange: JSONRPCExchange) async throws(ParleyError) -> JSONRPCReply? {
         if session.withLock({ $0.closed }) {
             throw ParleyError(.transport, "The MCP channel is closed: it was closed.")
         }
-        let method = Self.method(of: message)
+        if let version = exchange.headerFields["MCP-Protocol-Version"], MCPEra(version).isStateless {
+            session.withLock { $0.stateless = true }
+            do {
+                return try await send(
+                    message,
+                    ids: exchange.ids,
+                    isInitialize: false,
+                    extra: exchange.headerFields,
+                    stateless: true
+                )
+            } catch {
+                throw ParleyError.wrapping(error, as: .transport, "The MCP channel failed: \(error)")
+            }
+        }
+        if exchange.ids.isEmpty, session.withLock({ $0.stateless && $0.id == nil }) {
+            return nil  // a notification of the client's: the stateless era has none over HTTP
+        }
+        let ids = exchange.ids
+        let method = exchange.methods.count == 1 ? exchange.methods.first : Self.method(of: message)
         if method == "initialize" {
             session.withLock { $0.initialize = message }
         } else if method == "notifications/initialized" {
@@ -142,7 +174,7 @@ public final class MCPStreamableHTTPChannel: JSONRPCConnectionChannel {
         if method != "initialize", case .wait(let renewal) = joinRenewal(nil) { try await wait(for: renewal) }
         let sentSession = sessionID
         do {
-            return try await send(message, ids: ids, isInitialize: method == "initialize")
+            return try await send(message, ids: ids, isInitialize: method == "initialize", extra: exchange.headerFields)
         } catch let expired as SessionExpired {
             guard method != "initialize" else { throw expired.error }
             switch joinRenewal(sentSession) {
@@ -151,7 +183,7 @@ public final class MCPStreamableHTTPChannel: JSONRPCConnectionChannel {
             case .proceed: break
             }
             do {
-                return try await send(message, ids: ids, isInitialize: false)
+                return try await send(message, ids: ids, isInitialize: false, extra: exchange.headerFields)
             } catch let again as SessionExpired {
                 throw again.error
             } catch {
@@ -236,6 +268,11 @@ public final class MCPStreamableHTTPChannel: JSONRPCConnectionChannel {
         } catch {
             throw ParleyError.wrapping(error, as: .transport, "Starting a new MCP session failed: \(error)")
         }
+    }
+
+    /// Answers the peer's requests for `router`'s methods too (``JSONRPCPushChannel/answerPeerRequests(with:)``).
+    public func answerPeerRequests(with router: JSONRPCRouter) {
+        connection.answerAlso(router)
     }
 
     /// The server's notifications that `matcher` accepts for `key`, until the subscription is cancelled.

@@ -42,6 +42,11 @@ public struct JSONRPCRouter: Sendable {
     /// The registered method names.
     public var methods: [String] { handlers.keys.sorted() }
 
+    /// Adds `other`'s handlers, replacing this router's of the same names.
+    package mutating func add(_ other: JSONRPCRouter) {
+        handlers.merge(other.handlers) { _, added in added }
+    }
+
     /// Registers `name`, whose parameters (positional or named) decode as `Params`.
     public mutating func register<Params: Decodable & Sendable, Result: Encodable & Sendable>(
         _ name: String,
