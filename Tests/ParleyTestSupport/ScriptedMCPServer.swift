@@ -53,6 +53,11 @@ enum MCPScript: Sendable, Hashable {
     /// ``ScriptedMCPServer/releaseAnswers()`` (or the server stops), then answered `503`; once released, they are
     /// answered as usual.
     case hangingRenewal
+    /// A server of the stateless era (2026-07-28): `server/discover` is answered (`application/json`, `ttlMs` 60 000),
+    /// `initialize` refused with `-32022`. The first `POST` of each other method gets an event stream carrying a
+    /// `notifications/message` with an event id, then ends without the answer; later ones are answered as
+    /// `application/json`. A `GET` is answered `405` (nothing to resume in this era).
+    case statelessBreaking
 }
 
 /// The client's answers to the `ping` requests of ``MCPScript/requestFlood(count:)``, as ``ScriptedMCPServer``
@@ -227,6 +232,9 @@ private final class ScriptedMCPState: Sendable {
         let received = record(request, body: Data(buffer.readableBytesView))
         guard let message = received.json else { return Self.error(.badRequest, id: nil, code: -32700, "Parse error") }
         let method = received.rpcMethod
+        if case .statelessBreaking = script {
+            return statelessAnswer(method: method, id: received.rpcID, message: message)
+        }
         if method == "initialize" {
             let initializes = box.mutate { state -> Int in
                 state.initializes += 1
@@ -299,9 +307,36 @@ private final class ScriptedMCPState: Sendable {
 
     // MARK: Answers
 
+    /// ``MCPScript/statelessBreaking``.
+    private func statelessAnswer(method: String?, id: JSONValue?, message: JSONValue) -> Response {
+        guard let method, let id else { return Response(status: .accepted) }
+        switch method {
+        case "server/discover":
+            let result: JSONValue = [
+                "supportedVersions": ["2026-07-28"], "capabilities": ["tools": [:]], "resultType": "complete",
+                "ttlMs": 60_000, "cacheScope": "public",
+                "_meta": ["io.modelcontextprotocol/serverInfo": ["name": "scripted-stateless", "version": "1.0"]],
+            ]
+            return Self.json(["jsonrpc": "2.0", "id": id, "result": result])
+        case "initialize":
+            return Self.error(.badRequest, id: id, code: -32022, "Unsupported protocol version")
+        default:
+            let first = box.mutate { state -> Bool in
+                let seen = state.answers[.string(method)] != nil
+                state.answers[.string(method)] = true
+                return !seen
+            }
+            guard first else { return Self.json(Self.answer(id, method: method, via: "json")) }
+            let log: JSONValue = [
+                "jsonrpc": "2.0", "method": "notifications/message", "params": ["level": "info", "data": "working"],
+            ]
+            return Self.events([.init(id: "e1", data: log)])
+        }
+    }
+
     private func answerCall(method: String, id: JSONValue, message: JSONValue) async -> Response {
         switch script {
-        case .json, .sessionID, .protocolVersion, .listening:
+        case .json, .sessionID, .protocolVersion, .listening, .statelessBreaking:
             return Self.json(Self.answer(id, method: method, via: "json"))
         case .expiringSession, .hangingRenewal:
             let expire = box.mutate { state -> Bool in

@@ -13,4 +13,7 @@ public struct MCPListTools: JSONRPCMethod {
     public init(cursor: String? = nil) {
         params = cursor.map { ["cursor": .string($0)] } ?? [:]
     }
+
+    /// `true`: a read.
+    public var isRepeatable: Bool { true }
 }
