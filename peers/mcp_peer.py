@@ -4,8 +4,8 @@
     mcp_peer.py http json|sse      Streamable HTTP on 127.0.0.1 (ephemeral port), answering calls with
                                    application/json or with an SSE stream; prints `listening on URL`
 
-Tools: add, shout (text content only), count (progress notifications), wait (records its cancellation),
-fail (an isError result), roots (asks the client for its roots), cancellations (the request ids of every
+Tools: add, shout (text content only), count (progress notifications), tick (progress notifications at intervals),
+wait (records its cancellation), fail (an isError result), roots (asks the client for its roots), cancellations (the request ids of every
 notifications/cancelled received for a request in flight). Cancellations are also appended, one request id a line, to the file named by
 PARLEY_MCP_LOG, if set.
 """
@@ -40,6 +40,14 @@ async def count(n: int, ctx: Context) -> str:
     for step in range(1, n + 1):
         await ctx.report_progress(step, n, f"step {step} of {n}")
     return f"counted to {n}"
+
+
+@server.tool(description="Reports progress n times, every `interval` seconds, then returns.")
+async def tick(n: int, interval: float, ctx: Context) -> str:
+    for step in range(1, n + 1):
+        await asyncio.sleep(interval)
+        await ctx.report_progress(step, n, f"tick {step} of {n}")
+    return f"ticked {n} times"
 
 
 def _record_cancellation(request_id):

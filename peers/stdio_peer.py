@@ -22,6 +22,8 @@ received(marker), and for the stdio suite:
                   cancels a request: a call that stays pending until then.
     The cancellation notifications of LSP (`$/cancelRequest` {id}) and MCP (`notifications/cancelled`
     {requestId, reason}) are recorded: received("cancel") lists them as ["cancel", method, params].
+    work(steps, interval) reports LSP work done progress ($/progress) on the call's workDoneToken, a step every
+                  `interval` seconds (0: at once), and returns "worked N steps".
     exit_now(code) exits the process at once with `code`, answering nothing.
     subscribe(topic, count), unsubscribe(id), burst(count), flood(count, method): subscriptions, and a peer that floods
     the client with notifications or requests (see each function).
@@ -201,11 +203,14 @@ def ask_and_cancel(style):
 
 
 @dispatcher.add_method
-def work(steps=2, workDoneToken=None, **_):
-    """Reports LSP work done progress on the client's token ($/progress begin, a report a step, end)."""
+def work(steps=2, workDoneToken=None, interval=0, **_):
+    """Reports LSP work done progress on the client's token ($/progress begin, a report a step, end), a step every
+    `interval` seconds; a cancellation (or the end of the input) stops it with -32800 "Request cancelled"."""
     if workDoneToken is not None:
         outgoing.notify("$/progress", {"token": workDoneToken, "value": {"kind": "begin", "title": "Working", "percentage": 0}})
         for step in range(1, steps + 1):
+            if interval and _stop_hanging.wait(interval):
+                raise JSONRPCDispatchException(code=-32800, message="Request cancelled")
             value = {"kind": "report", "message": "step %d" % step, "percentage": step * 100 // (steps + 1)}
             outgoing.notify("$/progress", {"token": workDoneToken, "value": value})
         outgoing.notify("$/progress", {"token": workDoneToken, "value": {"kind": "end", "message": "done"}})

@@ -23,11 +23,39 @@ extension JSONRPCClient {
     /// - Parameters:
     ///   - method: The call; its parameters must be named (a JSON object) or absent.
     ///   - style: Where the token goes and which notifications report on it.
-    ///   - timeout: The time the call may wait for its answer; `nil` for the client's ``timeout``.
+    ///   - timeout: The longest the call may take, counted from its start, however much progress comes; `nil` for the
+    ///     client's ``timeout``. The same as ``call(_:progress:limits:)`` with only a total.
     public func call<Method: JSONRPCMethod>(
         _ method: Method,
         progress style: JSONRPCProgress,
         timeout: Duration? = nil
+    ) -> JSONRPCProgressCall<Method.Result> {
+        call(method, progress: style, limits: JSONRPCCallLimits(total: timeout))
+    }
+
+    /// Calls `method` with a progress token within `limits`: each progress notification for the token restarts the
+    /// idle clock, and the total is a hard cap that no progress extends. Returns the call under way, as
+    /// ``call(_:progress:timeout:)`` does.
+    ///
+    /// ```swift
+    /// let limits = JSONRPCCallLimits(total: .seconds(300), idle: .seconds(10))
+    /// let call = rpc.call(MCPCallTool(name: "index"), progress: .mcp, limits: limits)
+    /// for await update in call.progress { print(update.message ?? "") }
+    /// let result = try await call.value   // timeout after 10 s without progress, or 300 s in all
+    /// ```
+    ///
+    /// When either limit passes, ``JSONRPCProgressCall/value`` throws ``/Parley/ParleyError/Kind/timeout`` naming it,
+    /// and the peer is told (``cancellation``). On a channel that carries no notifications (plain HTTP) nothing
+    /// restarts the idle clock: it counts from the send, as for ``call(_:limits:)``.
+    ///
+    /// - Parameters:
+    ///   - method: The call; its parameters must be named (a JSON object) or absent.
+    ///   - style: Where the token goes and which notifications report on it.
+    ///   - limits: The call's total (`nil`: the client's ``timeout``) and idle limit.
+    public func call<Method: JSONRPCMethod>(
+        _ method: Method,
+        progress style: JSONRPCProgress,
+        limits: JSONRPCCallLimits
     ) -> JSONRPCProgressCall<Method.Result> {
         let token = JSONValue.string("parley-\(UUID().uuidString.lowercased())")
         let (updates, continuation) = AsyncStream.makeStream(
@@ -40,19 +68,23 @@ extension JSONRPCClient {
             let params = try style.attach(token, try Self.params(of: method, encoder: encoder))
             // Watching starts before the call is sent, so no notification can arrive unseen.
             let subscription = try channel.watch(style.matcher, key: token)
+            let watch = JSONRPCCallWatch(limits, fallback: timeout, watchesProgress: subscription != nil)
             // The forwarding of the updates and the call, in one group.
             let result = await withTaskGroup(of: Void.self) { group -> Result<Method.Result, ParleyError> in
                 group.addTask {
                     guard let subscription else { return }
                     do {
-                        for try await notification in subscription { continuation.yield(style.update(notification)) }
+                        for try await notification in subscription {
+                            watch?.restart()
+                            continuation.yield(style.update(notification))
+                        }
                     } catch {
                         // The channel closed: the call fails with the reason; the progress simply ends.
                     }
                 }
                 let result: Result<Method.Result, ParleyError>
                 do throws(ParleyError) {
-                    result = .success(try await call(WithParams(base: method, params: params), timeout: timeout))
+                    result = .success(try await call(WithParams(base: method, params: params), watch: watch))
                 } catch {
                     result = .failure(error)
                 }
@@ -90,4 +122,5 @@ struct WithParams<Base: JSONRPCMethod>: JSONRPCMethod {
     let params: JSONValue?
     var methodName: String { base.methodName }
     var isRepeatable: Bool { base.isRepeatable }
+    var headerFields: Headers { base.headerFields }
 }

@@ -28,8 +28,9 @@ public struct JSONRPCClient: Sendable {
     public let encoder: JSONEncoder
     /// Decodes results (its strategies and user info apply).
     public let decoder: JSONDecoder
-    /// The time each call may wait for its answer, unless the call gives its own; `nil` for no limit (over HTTP, the
-    /// `Client`'s timeouts still apply). On any channel: HTTP, stdio, WebSocket.
+    /// The longest each call may take, counted from its start, unless the call gives its own (its `timeout`, or the
+    /// total of its ``JSONRPCCallLimits``); `nil` for no limit (over HTTP, the `Client`'s timeouts still apply). On any
+    /// channel: HTTP, stdio, WebSocket.
     public let timeout: Duration?
     /// What the peer is told when a call is cancelled or times out (``JSONRPCCancellation/lsp``,
     /// ``JSONRPCCancellation/mcp``); `nil` tells it nothing.
@@ -91,19 +92,50 @@ public struct JSONRPCClient: Sendable {
     ///
     /// - Parameters:
     ///   - method: The call.
-    ///   - timeout: The time the call may wait for its answer; `nil` for the client's ``timeout``.
+    ///   - timeout: The longest the call may take, counted from its start (the retries of a repeatable call
+    ///     included); `nil` for the client's ``timeout``. The same as ``call(_:limits:)`` with only a total.
     /// - Throws: ``/Parley/ParleyError/Kind/timeout`` when no answer came in time, ``/Parley/ParleyError/Kind/cancelled``
     ///   when the calling task was cancelled; either way the peer is then told (``cancellation``).
     public func call<Method: JSONRPCMethod>(_ method: Method, timeout: Duration? = nil) async throws(ParleyError) -> Method.Result
     {
-        guard let retry, method.isRepeatable else { return try await attempt(method, timeout: timeout) }
+        try await call(method, limits: JSONRPCCallLimits(total: timeout))
+    }
+
+    /// Calls `method` within `limits` and returns its result.
+    ///
+    /// A call without a progress token has nothing that restarts its idle clock: `limits.idle` counts from the send,
+    /// and whichever of it and `limits.total` passes first fails the call. For an idle limit that the peer's progress
+    /// restarts, call with progress (``call(_:progress:limits:)``).
+    ///
+    /// - Parameters:
+    ///   - method: The call.
+    ///   - limits: Its total (`nil`: the client's ``timeout``) and idle limit.
+    /// - Throws: ``/Parley/ParleyError/Kind/timeout`` when a limit passed, its message naming which;
+    ///   ``/Parley/ParleyError/Kind/cancelled`` when the calling task was cancelled; either way the peer is then told
+    ///   (``cancellation``).
+    public func call<Method: JSONRPCMethod>(
+        _ method: Method,
+        limits: JSONRPCCallLimits
+    ) async throws(ParleyError) -> Method.Result {
+        try await call(method, watch: JSONRPCCallWatch(limits, fallback: timeout, watchesProgress: false))
+    }
+
+    /// Calls `method` within the limits `watch` keeps (`nil`: none), sending it again as ``retry`` says while the total
+    /// allows.
+    func call<Method: JSONRPCMethod>(_ method: Method, watch: JSONRPCCallWatch?) async throws(ParleyError) -> Method.Result {
+        guard let retry, method.isRepeatable else { return try await attempt(method, watch: watch) }
         var attempt = 1
         while true {
             do throws(ParleyError) {
-                return try await self.attempt(method, timeout: timeout)
+                return try await self.attempt(method, watch: watch)
             } catch {
-                guard attempt < retry.maxAttempts, retry.isRetryable(error), !Task.isCancelled else { throw error }
-                try await Self.wait(retry.backoff.delay(beforeAttempt: attempt))
+                let delay = retry.backoff.delay(beforeAttempt: attempt)
+                guard attempt < retry.maxAttempts, retry.isRetryable(error), !Task.isCancelled,
+                    watch?.allowsWait(delay) ?? true
+                else {
+                    throw error
+                }
+                try await Self.wait(delay)
                 attempt += 1
             }
         }
@@ -119,14 +151,17 @@ public struct JSONRPCClient: Sendable {
     }
 
     /// One attempt of `method`, with a new id, traced.
-    private func attempt<Method: JSONRPCMethod>(_ method: Method, timeout: Duration?) async throws(ParleyError) -> Method.Result {
+    private func attempt<Method: JSONRPCMethod>(
+        _ method: Method,
+        watch: JSONRPCCallWatch?
+    ) async throws(ParleyError) -> Method.Result {
         let id = ids.next()
         let name = method.methodName
         guard let span = JSONRPCSpan(tracer: tracer, method: name, id: id) else {
-            return try await attempt(method, id: id, name: name, timeout: timeout)
+            return try await attempt(method, id: id, name: name, watch: watch)
         }
         return try await span.run { () async throws(ParleyError) in
-            try await attempt(method, id: id, name: name, timeout: timeout)
+            try await attempt(method, id: id, name: name, watch: watch)
         }
     }
 
@@ -134,11 +169,16 @@ public struct JSONRPCClient: Sendable {
         _ method: Method,
         id: JSONRPCID,
         name: String,
-        timeout: Duration?
+        watch: JSONRPCCallWatch?
     ) async throws(ParleyError) -> Method.Result {
         let message = try JSONRPCCoding.encode(RequestEnvelope(method: method, id: id), with: encoder, what: "call \(name)")
-        let exchange = JSONRPCExchange(methods: [name], ids: [id], isRepeatable: method.isRepeatable)
-        guard let reply = try await self.exchange(message, exchange, name: name, timeout: timeout ?? self.timeout) else {
+        let exchange = JSONRPCExchange(
+            methods: [name],
+            ids: [id],
+            isRepeatable: method.isRepeatable,
+            headerFields: method.headerFields
+        )
+        guard let reply = try await self.exchange(message, exchange, name: name, watch: watch) else {
             throw ParleyError(.jsonRPCProtocol, "The channel returned no answer to the JSON-RPC call \(name) (id \(id)).")
         }
         let decoders = ResultDecoders([id: ResultDecoders.decoding(Method.Result.self)])
@@ -170,29 +210,24 @@ public struct JSONRPCClient: Sendable {
         }
     }
 
-    /// Sends `message`, the call `name` with `id`, and waits for its answer within `limit`; tells the peer when the
-    /// call fails cancelled or out of time.
+    /// Sends `message`, the call `name` with `id`, and waits for its answer within the limits `watch` keeps (`nil`:
+    /// none); tells the peer when the call fails cancelled or out of time.
     private func exchange(
         _ message: Data,
         _ exchange: JSONRPCExchange,
         name: String,
-        timeout limit: Duration?
+        watch: JSONRPCCallWatch?
     ) async throws(ParleyError)
         -> JSONRPCReply?
     {
         let id = exchange.ids.first ?? .number(0)
         do throws(ParleyError) {
-            guard let limit else { return try await channel.exchange(message, describing: exchange) }
+            guard let watch else { return try await channel.exchange(message, describing: exchange) }
+            watch.restart()
             do {
                 return try await Deadline.run(
-                    within: limit,
-                    expired: {
-                        ParleyError(
-                            .timeout,
-                            "The JSON-RPC call \(name) (id \(id)) got no answer within its timeout of \(limit) (the call's, else "
-                                + "the JSONRPCClient's); raise it if the peer is legitimately this slow."
-                        )
-                    },
+                    watchedBy: { await watch.watchdog() },
+                    expired: { watch.expiry(name: name, id: id) },
                     { [channel] in try await channel.exchange(message, describing: exchange) }
                 )
             } catch {
@@ -200,7 +235,7 @@ public struct JSONRPCClient: Sendable {
             }
         } catch {
             switch error.kind {
-            case .timeout: tellPeer(id, reason: "timed out after \(limit.map { "\($0)" } ?? "its timeout")")
+            case .timeout: tellPeer(id, reason: watch?.cancellationReason ?? "timed out")
             case .cancelled: tellPeer(id, reason: "cancelled by the client")
             default: break
             }
@@ -241,7 +276,12 @@ public struct JSONRPCClient: Sendable {
         )
         _ = try await channel.exchange(
             message,
-            describing: JSONRPCExchange(methods: [method.methodName], ids: [], isRepeatable: false)
+            describing: JSONRPCExchange(
+                methods: [method.methodName],
+                ids: [],
+                isRepeatable: false,
+                headerFields: method.headerFields
+            )
         )
     }
 

@@ -17,9 +17,14 @@ struct RPCCommand: AsyncParsableCommand {
               parley rpc http://127.0.0.1:8080/rpc notify_hello '[7]' --notify
               parley rpc http://127.0.0.1:8080/rpc --batch calls.json
               parley rpc --ws ws://127.0.0.1:8081/rpc/ws subscribe '["prices"]' --notifications 1
+              parley rpc --ws ws://127.0.0.1:8081/lsp index '{"root": "."}' --progress lsp --idle-timeout 10 --timeout 600
             A batch file holds a JSON array of {"method": …, "params": …} objects; add "notify": true for a
             notification. Results print one per line, in the order of the file. The exit status is 0 when every
-            call succeeded, 1 otherwise (the error is printed on standard error). With --ws (implied by a ws://
+            call succeeded, 2 when the call timed out (--timeout, --idle-timeout), 1 otherwise (the error is printed
+            on standard error). --timeout bounds the whole call, however much progress comes; --idle-timeout bounds
+            the wait for the answer or, with --progress, for the next progress notification, which restarts it.
+            --progress mcp|lsp puts a progress token in the call as that protocol does, prints each notification on
+            standard error, and cancels a call that times out in that protocol's words. With --ws (implied by a ws://
             or wss:// URL) the call goes over a WebSocket; --notifications N then prints the first N notifications
             the server pushes after the answer, one JSON object per line.
             """
@@ -46,6 +51,20 @@ struct RPCCommand: AsyncParsableCommand {
     @Option(help: "Over a WebSocket: after the answer, print this many notifications the server pushes.")
     var notifications = 0
 
+    @Option(help: ArgumentHelp("Seconds the call may take in all, however much progress comes.", valueName: "seconds"))
+    var timeout: Double?
+
+    @Option(
+        help: ArgumentHelp(
+            "Seconds the call may wait for its answer or, with --progress, for its next progress notification.",
+            valueName: "seconds"
+        )
+    )
+    var idleTimeout: Double?
+
+    @Option(help: "Ask for progress as MCP (_meta.progressToken) or LSP (workDoneToken) does, and print it on standard error.")
+    var progress: ProgressStyle?
+
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
@@ -53,6 +72,14 @@ struct RPCCommand: AsyncParsableCommand {
         if batch != nil, method != nil { throw ValidationError("Give either a METHOD or --batch FILE, not both.") }
         if notifications < 0 { throw ValidationError("--notifications must not be negative.") }
         if notifications > 0, !overWebSocket { throw ValidationError("--notifications needs --ws: HTTP has no server push.") }
+        for (name, seconds) in [("--timeout", timeout), ("--idle-timeout", idleTimeout)] {
+            if let seconds, !(seconds > 0 && seconds.isFinite) {
+                throw ValidationError("\(name) must be a positive number of seconds.")
+            }
+        }
+        if batch != nil || notify, timeout != nil || idleTimeout != nil || progress != nil {
+            throw ValidationError("--timeout, --idle-timeout and --progress apply to one call, not to --batch or --notify.")
+        }
         if overWebSocket, connection.isGiven {
             throw ValidationError("--verify, --cert, --pinned-pubkey and --proxy apply to HTTP; a WebSocket connects directly.")
         }
@@ -73,11 +100,13 @@ struct RPCCommand: AsyncParsableCommand {
             if overWebSocket {
                 let webSocket = try await JSONRPCWebSocketChannel.connect(to: url)
                 channel = webSocket
-                rpc = JSONRPCClient(channel: webSocket)
+                rpc = JSONRPCClient(channel: webSocket, cancellation: progress?.cancellation)
             } else {
-                let client = Client(baseURL: endpoint, transport: try connection.transport())
+                // With --timeout, the call's total is the one limit on the wait for the answer's head.
+                let configuration = Client.Configuration(responseHeadTimeout: timeout == nil ? .seconds(60) : nil)
+                let client = Client(baseURL: endpoint, transport: try connection.transport(), configuration: configuration)
                 http = client
-                rpc = JSONRPCClient(http: client)
+                rpc = JSONRPCClient(http: client, cancellation: progress?.cancellation)
             }
             defer { if let channel { Task { await channel.close() } } }
             try await perform(rpc)
@@ -99,7 +128,7 @@ struct RPCCommand: AsyncParsableCommand {
         } catch let error as ParleyError {
             try? await http?.shutdown()
             FileHandle.standardError.write(Data("parley: \(error)\n".utf8))
-            throw ExitCode.failure
+            throw error.kind == .timeout ? ExitCode(2) : ExitCode.failure
         } catch {
             try? await http?.shutdown()
             throw error
@@ -116,7 +145,7 @@ struct RPCCommand: AsyncParsableCommand {
             try await rpc.notify(call)
             return
         }
-        print(Self.render(try await rpc.call(call)))
+        print(Self.render(try await self.call(call, on: rpc)))
     }
 
     private func runBatch(file: String, rpc: JSONRPCClient) async throws {

@@ -26,7 +26,7 @@ enum MCPPeer {
     static var isRunning: Bool { Answer.allCases.allSatisfy { $0.url != nil } && script != nil && StdioPeer.python != nil }
 
     /// The tools the peer offers.
-    static let tools = ["add", "cancellations", "count", "fail", "roots", "shout", "wait"]
+    static let tools = ["add", "cancellations", "count", "fail", "roots", "shout", "tick", "wait"]
 
     /// Answers the server's `roots/list` with one root.
     static var router: JSONRPCRouter {
