@@ -160,6 +160,20 @@ public struct ParleyError: Error, Sendable, CustomStringConvertible {
     /// How many body bytes an error keeps.
     public static let excerptLimit = 4096
 
+    /// `text` when it has at most ``excerptLimit`` bytes of UTF-8; otherwise its first characters and a note of its
+    /// full size, `… (the first 4032 of 8388608 bytes)`, within that limit (so that an excerpt is its own excerpt):
+    /// how text a peer wrote is kept, such as a JSON-RPC error object's message and the messages that quote it.
+    package static func excerpt(_ text: String) -> String {
+        let size = text.utf8.count
+        guard size > ParleyError.excerptLimit else { return text }
+        // The note takes at most 64 bytes ("… (the first " is 15 of them, two numbers of at most 19 digits, …).
+        var end = text.utf8.index(text.utf8.startIndex, offsetBy: ParleyError.excerptLimit - 64)
+        // Back to the start of a character: at most three bytes of one that was cut.
+        while end > text.startIndex, end.samePosition(in: text.unicodeScalars) == nil { text.utf8.formIndex(before: &end) }
+        let kept = String(text.unicodeScalars[..<end])
+        return kept + "… (the first \(kept.utf8.count) of \(size) bytes)"
+    }
+
     /// This error with the response it concerns: its head and, when `body` is given, the first ``excerptLimit``
     /// bytes of it. The one way Parley attaches a response to an error; `onlyIfMissing` keeps a head (and body) the
     /// error already has, from a deeper stage that knew more.

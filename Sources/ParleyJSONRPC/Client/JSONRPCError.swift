@@ -13,7 +13,8 @@ public import Parley
 public struct JSONRPCError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The error code: one of ``Code`` or an application's own.
     public var code: Int
-    /// A short description of the error.
+    /// A short description of the error. One decoded from a peer longer than ``/Parley/ParleyError/excerptLimit``
+    /// bytes is kept as its first characters and a note of its full size, within that limit.
     public var message: String
     /// Additional information, if the peer sent any.
     public var data: JSONValue?
@@ -96,11 +97,13 @@ public struct JSONRPCError: Error, Sendable, Hashable, Codable, CustomStringConv
     }
 
     /// `-32601 "Method not found"`, with the data if any; characters that are not printable (controls, bidi
-    /// overrides) are escaped, so a peer cannot forge log lines through its message.
+    /// overrides) are escaped, so a peer cannot forge log lines through its message. The message and the data are
+    /// each kept to an excerpt (``/Parley/ParleyError/excerptLimit`` bytes), so that an error object of megabytes
+    /// makes an error message of a few kilobytes.
     public var description: String {
-        var text = "\(code) \(String(reflecting: message))"
+        var text = "\(code) \(String(reflecting: ParleyError.excerpt(message)))"
         if let name = standardName { text += " (\(name))" }
-        if let data { text += " data: \(data)" }
+        if let data { text += " data: " + ParleyError.excerpt(data.description) }
         return PrintableText.escaping(text)
     }
 
@@ -108,11 +111,13 @@ public struct JSONRPCError: Error, Sendable, Hashable, Codable, CustomStringConv
         case code, message, data
     }
 
-    /// Decodes strictly: `code` must be an integer and `message` a string.
+    /// Decodes strictly: `code` must be an integer and `message` a string. A message longer than
+    /// ``/Parley/ParleyError/excerptLimit`` bytes is kept as its first characters and a note of its full size
+    /// (an error object is a peer's, and every ``/Parley/ParleyError`` keeps what a peer sent to an excerpt).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         code = try container.decode(Int.self, forKey: .code)
-        message = try container.decode(String.self, forKey: .message)
+        message = ParleyError.excerpt(try container.decode(String.self, forKey: .message))
         data = try container.decodeIfPresent(JSONValue.self, forKey: .data)
     }
 

@@ -62,40 +62,51 @@ public final class JSONRPCBatchingChannel: JSONRPCChannel {
     /// Queues the message for the next batch and waits for its answer. A caller that stops waiting (cancelled, out
     /// of time) returns at once, whether its batch has left or not; a batch nobody waits for any more is cancelled.
     public func exchange(_ message: Data, describing exchange: JSONRPCExchange) async throws(ParleyError) -> JSONRPCReply? {
+        // Each waiting caller keeps the async frames of its calls until its answer comes. So the answer is a `Result`
+        // (from a non-throwing continuation), thrown once, here: the frames kept are small, and the failure shared by
+        // a batch's calls reaches each as it is, neither boxed nor described again.
+        let answer: Result<JSONRPCReply?, ParleyError>
         if JSONRPCFrame.isBatch(message) {
-            return try await base.exchange(message, describing: exchange)
-        }
-        let key = state.withLock { $0.number() }
-        do {
-            return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: JSONRPCBatchingState.Continuation) in
-                    let queued = JSONRPCBatchingState.Queued(
-                        key: key,
-                        message: message,
-                        exchange: exchange,
-                        continuation: continuation
-                    )
-                    let arrival = state.withLock { $0.arrive(queued, isCancelled: Task.isCancelled) }
-                    switch arrival {
-                    case .wait: break
-                    case .cancelled: continuation.resume(throwing: Self.cancellation)
-                    case .openWindow(let id): startWindow(id)
-                    case .send(let batch, let timer):
-                        timer?.cancel()
-                        start(batch)
-                    }
+            answer = await pass(message, exchange)
+        } else {
+            let key = state.withLock { $0.number() }
+            answer = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: JSONRPCBatchingState.Continuation) in
+                    queue(JSONRPCBatchingState.Queued(key: key, message: message, exchange: exchange, continuation: continuation))
                 }
             } onCancel: {
-                let leaving = state.withLock { $0.leave(key) }
-                leaving.cancel?.cancel()
-                leaving.continuation?.resume(throwing: Self.cancellation)
+                leave(key)
             }
-        } catch {
-            // The continuation is resumed with ParleyErrors alone; rethrown as they are, not described again (an
-            // error object of megabytes would be rendered once per call).
-            if let error = error as? ParleyError { throw error }
-            throw ParleyError(.transport, "The JSON-RPC batch failed: \(error)", underlying: error)
         }
+        return try answer.get()
+    }
+
+    /// A message that is a batch already, sent as it is.
+    private func pass(_ message: Data, _ exchange: JSONRPCExchange) async -> Result<JSONRPCReply?, ParleyError> {
+        do throws(ParleyError) {
+            return .success(try await base.exchange(message, describing: exchange))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Queues a caller's message: it waits, opens a window, or fills a batch, which leaves.
+    private func queue(_ queued: JSONRPCBatchingState.Queued) {
+        switch state.withLock({ $0.arrive(queued, isCancelled: Task.isCancelled) }) {
+        case .wait: break
+        case .cancelled: queued.continuation.resume(returning: .failure(Self.cancellation))
+        case .openWindow(let id): startWindow(id)
+        case .send(let batch, let timer):
+            timer?.cancel()
+            start(batch)
+        }
+    }
+
+    /// The caller `key` stops waiting: it leaves its batch (or the queue), and returns cancelled.
+    private func leave(_ key: Int) {
+        let leaving = state.withLock { $0.leave(key) }
+        leaving.cancel?.cancel()
+        leaving.continuation?.resume(returning: .failure(Self.cancellation))
     }
 
     private static let cancellation = ParleyError(
@@ -151,7 +162,7 @@ public final class JSONRPCBatchingChannel: JSONRPCChannel {
         }
         let waiting = state.withLock { $0.finished(batch.id) }
         for (key, continuation) in waiting {
-            continuation.resume(with: answers[key].map { $0.mapError { $0 as any Error } } ?? .failure(Self.cancellation))
+            continuation.resume(returning: answers[key] ?? .failure(Self.cancellation))
         }
     }
 

@@ -1,3 +1,5 @@
+import Parley
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -13,7 +15,8 @@
 /// the queue holds ready messages alone: a batch leaves exactly when it holds ``maxBatchSize`` of them, or when
 /// its window ends.
 struct JSONRPCBatchingState {
-    typealias Continuation = CheckedContinuation<JSONRPCReply?, any Error>
+    /// A waiting caller: resumed with its answer or its failure, never thrown through (a `ParleyError` stays one).
+    typealias Continuation = CheckedContinuation<Result<JSONRPCReply?, ParleyError>, Never>
 
     /// A message waiting for its batch, and its caller.
     struct Queued {
@@ -142,12 +145,13 @@ struct JSONRPCBatchingState {
 
     // MARK: Helpers
 
-    /// Takes the queued messages (at most ``maxBatchSize``) as a batch in flight.
+    /// Takes the queued messages (never more than ``maxBatchSize``: a full queue leaves at once) as a batch in flight.
     private mutating func takeBatch() -> Batch {
-        let messages = Array(queue.prefix(maxBatchSize))
-        queue.removeFirst(messages.count)
+        let messages = queue
+        queue = []
         let id = number()
         var waiting: [Int: Continuation] = [:]
+        waiting.reserveCapacity(messages.count)
         for queued in messages {
             waiting[queued.key] = queued.continuation
             batchOf[queued.key] = id

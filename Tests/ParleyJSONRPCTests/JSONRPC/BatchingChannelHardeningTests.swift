@@ -44,6 +44,9 @@ private final class BatchServer: Sendable {
         case hang
         /// Answers every batch with one error object (id null) of about `bytes` bytes, slow to decode.
         case hugeError(bytes: Int)
+        /// Answers every batch with one error object (id null) whose message is `lines` lines of text (36 bytes each
+        /// once decoded, 37 on the wire).
+        case hugeMessage(lines: Int)
         /// Answers the `subtract` calls twice.
         case subtractTwice
     }
@@ -108,6 +111,9 @@ private final class BatchServer: Sendable {
                         + numbers + #"],"text":""# + text + #""}}}"#).utf8
                 )
             )
+        case .hugeMessage(let lines):
+            let text = String(repeating: #"The element is not a valid request.\n"#, count: lines)
+            return Self.json(Data((#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":""# + text + #""}}"#).utf8))
         case .hang:
             await gate.wait()
         case .answer, .subtractTwice:
@@ -269,6 +275,112 @@ struct BatchingChannelHardeningTests {
             // The error of the whole batch (read once), not each call's reading of it.
             #expect(result.failure?.message.contains("answered the whole batch with one error object") == true)
         }
+        try await client.shutdown()
+        await server.stop()
+    }
+
+    /// The lines of an error message of 8 MiB on the wire, and its size once decoded.
+    private static let hugeLines = (8 << 20) / 37
+    private static let hugeMessageSize = hugeLines * 36
+
+    /// The bounds of a failure that reports an error object with a huge message: the message an excerpt with its size,
+    /// the error's description one readable paragraph. Only sizes and yes-or-no are expected (a failed expectation
+    /// prints what it compared, and a message of megabytes would take the report's time).
+    private func expectBounded(_ failure: ParleyError?, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(failure?.kind == .jsonRPCError, sourceLocation: sourceLocation)
+        #expect(failure?.jsonRPCError?.code == -32600, sourceLocation: sourceLocation)
+        let message = failure?.jsonRPCError?.message ?? ""
+        let messageSize = message.utf8.count
+        #expect(messageSize <= ParleyError.excerptLimit, sourceLocation: sourceLocation)
+        let isExcerpt = message.hasPrefix("The element is not a valid request.\n")
+        let noted = message.hasSuffix(" of \(Self.hugeMessageSize) bytes)")
+        let tail = String(decoding: message.utf8.suffix(80), as: UTF8.self)
+        #expect(isExcerpt && noted, "ends with \(tail)", sourceLocation: sourceLocation)
+        let description = failure?.description ?? ""
+        let descriptionSize = description.utf8.count
+        #expect(descriptionSize <= 3 * ParleyError.excerptLimit, sourceLocation: sourceLocation)
+        let saysWhat = description.contains("answered the whole batch with one error object")
+        #expect(saysWhat, sourceLocation: sourceLocation)
+    }
+
+    @Test(
+        "an error object with an 8 MiB message answering a batch of 20 is decoded once; each call's error keeps an excerpt",
+        .timeLimit(.minutes(1))
+    )
+    func hugeErrorMessage() async throws {
+        let server = try await BatchServer.start(.hugeMessage(lines: Self.hugeLines))
+        let (rpc, client) = try rpc(server, window: .seconds(30), maxBatchSize: 20)
+        let results = await withTaskGroup(of: Result<Int, ParleyError>.self) { group in
+            for index in 0..<20 {
+                // Half with a timeout of their own (far off): a call that watches a limit reports a failure through
+                // another path.
+                let timeout: Duration? = index.isMultiple(of: 2) ? .seconds(300) : nil
+                group.addTask {
+                    await outcome { () throws(ParleyError) in try await rpc.call(Sum(params: [index]), timeout: timeout) }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(server.sizes.value == [20])
+        #expect(results.count == 20)
+        for result in results { expectBounded(result.failure) }
+        try await client.shutdown()
+        await server.stop()
+    }
+
+    @Test(
+        "the batching channel hands no caller the bytes of an answer to the whole batch: one shared failure",
+        .timeLimit(.minutes(1))
+    )
+    func sharedAnswerReadOnce() async throws {
+        let server = try await BatchServer.start(.hugeMessage(lines: Self.hugeLines))
+        let client = Client(
+            baseURL: try server.baseURL,
+            transport: makeFaultTransport(.asyncHTTPClient, idleTimeout: .seconds(300))
+        )
+        let channel = JSONRPCBatchingChannel(
+            JSONRPCHTTPChannel(client: client, path: "/rpc"),
+            window: .seconds(30),
+            maxBatchSize: 20
+        )
+        // The channel alone: a caller handed the reply would decode its 8 MiB again; each must get the failure that
+        // the channel's one reading of the answer made.
+        let results = await withTaskGroup(of: Result<JSONRPCReply?, ParleyError>.self) { group in
+            for index in 0..<20 {
+                let message = Data(#"{"jsonrpc":"2.0","method":"sum","params":[\#(index)],"id":\#(index)}"#.utf8)
+                let exchange = JSONRPCExchange(methods: ["sum"], ids: [.number(index)], isRepeatable: false)
+                group.addTask {
+                    await outcome { () throws(ParleyError) in try await channel.exchange(message, describing: exchange) }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(server.sizes.value == [20])
+        #expect(results.count == 20)
+        for result in results { expectBounded(result.failure) }
+        #expect(Set(results.map { $0.failure?.description ?? "" }).count == 1)
+        try await client.shutdown()
+        await server.stop()
+    }
+
+    @Test(
+        "JSONRPCClient.send of a batch answered with one error object of an 8 MiB message: each call's error keeps an excerpt",
+        .timeLimit(.minutes(1))
+    )
+    func hugeErrorMessageUnbatched() async throws {
+        let server = try await BatchServer.start(.hugeMessage(lines: Self.hugeLines))
+        let client = Client(
+            baseURL: try server.baseURL,
+            transport: makeFaultTransport(.asyncHTTPClient, idleTimeout: .seconds(300))
+        )
+        let rpc = JSONRPCClient(channel: JSONRPCHTTPChannel(client: client, path: "/rpc"))
+        var batch = JSONRPCBatch()
+        let slots = (0..<20).map { batch.call(Sum(params: [$0])) }
+        let results = try await rpc.send(batch)
+        #expect(server.sizes.value == [20])
+        for slot in slots { expectBounded(results[slot].failure) }
+        #expect(results.unmatched.count == 1)
+        expectBounded(results.unmatched.first)
         try await client.shutdown()
         await server.stop()
     }
