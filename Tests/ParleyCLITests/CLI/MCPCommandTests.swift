@@ -19,7 +19,7 @@ struct MCPCommandTests {
         let run = try await ParleyRun(["mcp", "tools", url])
         #expect(run.status == 0, "\(run.error)")
         let lines = String(decoding: run.output, as: UTF8.self).split(separator: "\n")
-        #expect(lines.count == 7, "\(lines)")
+        #expect(lines.count == 8, "\(lines)")
         #expect(lines.contains("add\tAdds two integers."))
         #expect(lines.contains("wait\tWaits, and records its cancellation."))
     }
@@ -73,8 +73,21 @@ struct MCPCommandTests {
         )
         #expect(run.status == 2, "\(run.error)")
         #expect(run.error.contains("timeout"), "\(run.error)")
-        // The child recorded the cancellation of call 2 (initialize was 1) before it exited.
-        #expect(try String(contentsOfFile: log, encoding: .utf8) == "2\n")
+        // The child recorded the cancellation of call 3 (server/discover, which this server refuses, was 1 and
+        // initialize 2) before it exited.
+        #expect(try String(contentsOfFile: log, encoding: .utf8) == "3\n")
+    }
+
+    @Test("this server speaks only the handshake era: found without flags, -v says so; --era 2026-07-28 fails clearly")
+    func handshakeEra() async throws {
+        let url = try #require(MCPCLIPeer.url("SSE"))
+        let run = try await ParleyRun(["mcp", "tools", url, "-v"])
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.error.hasPrefix("parley: MCP protocol 2025-11-25 (handshake era) with parley-peer "), "\(run.error)")
+        let pinned = try await ParleyRun(["mcp", "tools", url, "--era", "2026-07-28"])
+        #expect(pinned.status == 1)
+        #expect(pinned.output.isEmpty)
+        #expect(pinned.error.hasPrefix("parley: "), "\(pinned.error)")
     }
 
     @Test("usage errors: no target, both targets, an argument that is not key=value")
