@@ -1,9 +1,9 @@
 import Foundation
 import HTTPTypes
 import Parley
-import ParleyJSONRPC
 import Testing
 
+@testable import ParleyJSONRPC
 @testable import ParleyTestSupport
 
 /// `MCPStreamableHTTPChannel` against ``ScriptedMCPServer``: the answers a real MCP server never gives (streams that
@@ -50,7 +50,8 @@ struct MCPStreamableHTTPChannelTests {
     }
 
     /// Sends `initialize` and `notifications/initialized` as ``MCPClient/initialize(clientInfo:protocolVersion:capabilities:)``
-    /// does, without opening the `GET` stream (whose request would land among the records a test checks).
+    /// does, without opening the `GET` stream (whose request would land among the records a test checks), and marks
+    /// the client connected in the handshake era, as `initialize` does.
     @discardableResult
     func initialize(_ mcp: MCPClient) async throws -> MCPInitializeResult {
         let result = try await mcp.rpc.call(
@@ -60,6 +61,8 @@ struct MCPStreamableHTTPChannelTests {
             )
         )
         try await mcp.rpc.notify(JSONRPCDynamicMethod("notifications/initialized"))
+        // The client is connected in the handshake era now: its calls go as requests of this session.
+        mcp.state.connected(MCPClient.description(of: result))
         return result
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 import Parley
-import ParleyJSONRPC
 import Testing
 
+@testable import ParleyJSONRPC
 @testable import ParleyTestSupport
 
 /// `MCPStreamableHTTPChannel` against a ``ScriptedMCPServer`` that abuses it: a flood of requests on a call's event
@@ -38,13 +38,15 @@ struct MCPStreamableHTTPLimitTests {
         )
         do {
             let mcp = MCPClient(channel: channel, timeout: .seconds(30))
-            _ = try await mcp.rpc.call(
+            let initialized = try await mcp.rpc.call(
                 MCPInitialize(
                     protocolVersion: MCPClient.latestProtocolVersion,
                     clientInfo: MCPImplementation(name: "parley-tests", version: "1.0")
                 )
             )
             try await mcp.rpc.notify(JSONRPCDynamicMethod("notifications/initialized"))
+            // Connected in the handshake era, as MCPClient.initialize leaves it, without its GET stream.
+            mcp.state.connected(MCPClient.description(of: initialized))
             try await body(channel, mcp, server)
         } catch {
             await channel.close()

@@ -1,4 +1,4 @@
-public import Parley
+import Parley
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
