@@ -124,7 +124,7 @@ public final class JSONRPCStreamChannel: JSONRPCConnectionChannel {
         try await exchangeOnConnection(message, ids: ids)
     }
 
-    /// Answers the peer's requests for `router`'s methods too (``JSONRPCPushChannel/answerPeerRequests(with:)``).
+    /// Answers the peer's requests for `router`'s methods too (``/ParleyJSONRPC/JSONRPCPushChannel/answerPeerRequests(with:)``).
     public func answerPeerRequests(with router: JSONRPCRouter) {
         connection.answerAlso(router)
     }

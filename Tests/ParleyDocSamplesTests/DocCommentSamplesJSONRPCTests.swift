@@ -136,13 +136,64 @@ enum DocCommentSamplesJSONRPC {
         _ = (heads, ticks)
     }
 
-    // Sources/ParleyJSONRPC/MCP/MCPClient.swift
-    static func sampleMCPClient(server: URL) async throws {
-        let mcp = MCPClient(channel: MCPStreamableHTTPChannel(client: Client(baseURL: server), path: "/mcp"))
-        try await mcp.initialize()
+    // Sources/ParleyJSONRPC/MCP/Client/MCPClient.swift (MCPClient)
+    static func sampleMCPClient(serverURL: URL) async throws -> MCPToolResult {
+        let mcp = MCPClient(channel: MCPStreamableHTTPChannel(client: Client(baseURL: serverURL)))
+        let server = try await mcp.connect()         // server/discover, or initialize with an older server
+        print(server.era)                             // 2026-07-28 (stateless)
         for tool in try await mcp.listTools() { print(tool.name) }
         let sum = try await mcp.callTool("add", arguments: ["a": 2, "b": 3])
-        _ = sum
+        return sum
+    }
+
+    // Sources/ParleyJSONRPC/MCP/Client/MCPClient.swift (send)
+    static func sampleMCPSend(mcp: MCPClient) async throws -> MCPPromptPage {
+        let page = try await mcp.send(MCPListPrompts())
+        return page
+    }
+
+    // Sources/ParleyJSONRPC/MCP/Client/MCPEra.swift
+    static func sampleMCPEra(serverURL: URL) async throws -> MCPServerDescription {
+        let pinned = MCPClient(channel: MCPStreamableHTTPChannel(client: Client(baseURL: serverURL)), era: .handshake)
+        return try await pinned.connect()
+    }
+
+    // Sources/ParleyJSONRPC/MCP/Client/MCPClientHandlers.swift
+    static func sampleMCPClientHandlers() -> MCPClientHandlers {
+        var handlers = MCPClientHandlers()
+        handlers.elicitation = { request in .accept(["name": "Ada"]) }
+        handlers.roots = { [MCPRoot(uri: "file:///srv/project", name: "project")] }
+        return handlers
+    }
+
+    // Sources/ParleyJSONRPC/MCP/Client/MCPErrorCode.swift. Typed throws: in a function that throws `any Error`, Swift
+    // 6.3.1 crashes compiling this `catch where` ("Found ownership error?!" in SILGenCleanup).
+    static func sampleMCPErrorCode(mcp: MCPClient) async throws(ParleyError) {
+        do {
+            _ = try await mcp.callTool("add", arguments: ["a": 1, "b": 2])
+        } catch where error.mcpErrorCode == .unsupportedProtocolVersion {
+            print(error.mcpSupportedVersions ?? [])
+        }
+    }
+
+    // Sources/ParleyJSONRPC/MCP/Client/MCPClient+Subscriptions.swift
+    static func sampleMCPSubscribe(mcp: MCPClient) async throws {
+        let updates = try await mcp.subscribe(resources: ["text://greeting"], listChanges: [.tools])
+        for try await update in updates { print(update) }
+    }
+
+    // Sources/ParleyJSONRPC/MCP/Client/MCPClient+Tools.swift
+    static func sampleMCPCallToolLimits(mcp: MCPClient) async throws -> MCPToolResult {
+        let call = mcp.callTool("count", arguments: ["n": 3], limits: JSONRPCCallLimits(total: .seconds(60), idle: .seconds(5)), progress: .mcp)
+        for await update in call.progress { print(update.progress ?? 0) }
+        print(try await call.value.text)
+        return try await call.value
+    }
+
+    // Sources/ParleyJSONRPC/MCP/Types/MCPComplete.swift
+    static func sampleMCPComplete(rpc: JSONRPCClient) async throws {
+        let completion = try await rpc.call(MCPComplete(.prompt("code_review"), argument: "language", value: "py"))
+        print(completion.values)   // ["python", "pytorch"]
     }
 
     // Sources/ParleyJSONRPC/MCP/MCPStreamableHTTPChannel.swift
@@ -160,6 +211,22 @@ enum DocCommentSamplesJSONRPC {
         let call = rpc.call(MCPCallTool(name: "index"), progress: .mcp)
         for await update in call.progress { print(update.message ?? "", update.fractionCompleted ?? 0) }
         let result = try await call.value
+        _ = result
+    }
+
+    static func sampleClientProgressLimits(rpc: JSONRPCClient) async throws {
+        let limits = JSONRPCCallLimits(total: .seconds(300), idle: .seconds(10))
+        let call = rpc.call(MCPCallTool(name: "index"), progress: .mcp, limits: limits)
+        for await update in call.progress { print(update.message ?? "") }
+        let result = try await call.value   // timeout after 10 s without progress, or 300 s in all
+        _ = result
+    }
+
+    // Sources/ParleyJSONRPC/Client/JSONRPCCallLimits.swift
+    static func sampleCallLimits(rpc: JSONRPCClient) async throws {
+        let limits = JSONRPCCallLimits(total: .seconds(300), idle: .seconds(10))
+        let call = rpc.call(MCPCallTool(name: "index"), progress: .mcp, limits: limits)
+        let result = try await call.value   // fails after 10 s without progress, and after 300 s in any case
         _ = result
     }
 
@@ -252,5 +319,26 @@ struct DocCommentSamplesJSONRPCTests {
         let call = Data(#"{"jsonrpc": "2.0", "method": "sum", "params": [1, 2, 4], "id": 1}"#.utf8)
         let answer = try? JSONDecoder().decode(JSONValue.self, from: await DocCommentSamplesJSONRPC.sampleRouter(message: call) ?? Data())
         #expect(answer?[path: "result"] == 7)
+    }
+}
+
+/// Runs the MCP doc-comment samples against the MCP Python SDK 2.3 server of both eras that scripts/start-peers starts.
+@Suite(
+    "Doc comments: MCP samples",
+    .enabled(if: ProcessInfo.processInfo.environment["PARLEY_MCP2_SSE_URL"] != nil, "scripts/start-peers sets PARLEY_MCP2_SSE_URL"),
+    .timeLimit(.minutes(1))
+)
+struct DocCommentSamplesMCPTests {
+    @Test func againstTheDualEraPeer() async throws {
+        let serverURL = try #require(ProcessInfo.processInfo.environment["PARLEY_MCP2_SSE_URL"].flatMap(URL.init(string:)))
+        let sum = try await DocCommentSamplesJSONRPC.sampleMCPClient(serverURL: serverURL)
+        #expect(sum.structuredContent == ["result": 5])
+        let mcp = MCPClient(channel: MCPStreamableHTTPChannel(client: Client(baseURL: serverURL)), timeout: .seconds(30))
+        #expect(try await DocCommentSamplesJSONRPC.sampleMCPSend(mcp: mcp).prompts.map(\.name) == ["greet"])
+        #expect(try await DocCommentSamplesJSONRPC.sampleMCPEra(serverURL: serverURL).era == .handshake)
+        let handlers = DocCommentSamplesJSONRPC.sampleMCPClientHandlers()
+        #expect(handlers.capabilities == ["elicitation": ["form": [:], "url": [:]], "roots": [:]])
+        try await DocCommentSamplesJSONRPC.sampleMCPErrorCode(mcp: mcp)   // add succeeds: nothing to catch
+        #expect(try await DocCommentSamplesJSONRPC.sampleMCPCallToolLimits(mcp: mcp).text == "counted to 3")
     }
 }

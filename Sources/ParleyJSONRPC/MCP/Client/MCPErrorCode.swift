@@ -1,7 +1,7 @@
 public import Parley
 
 /// The error codes the MCP specification gives the JSON-RPC error objects of its own failures, read from a
-/// ``/Parley/ParleyError`` with ``/Parley/ParleyError/mcpErrorCode``.
+/// ``/Parley/ParleyError`` with ``Parley/ParleyError/mcpErrorCode``.
 ///
 /// ```swift
 /// do {
