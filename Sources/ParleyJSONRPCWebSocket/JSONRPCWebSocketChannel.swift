@@ -53,7 +53,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCConnectionChannel {
     private struct State {
         var closedByUser = false
         /// The loop that connects, reads and reconnects: work of the connection's task loop.
-        var task: JSONRPCTaskLoop.Handle?
+        var task: TaskLoop.Handle?
         /// The open connection's writer, for the close frame.
         var outbound: WebSocketOutboundWriter?
     }
@@ -230,7 +230,7 @@ public final class JSONRPCWebSocketChannel: JSONRPCConnectionChannel {
     }
 
     /// Whether `task` ends within `limit` (waiting for it ends at the deadline: it is cancellable).
-    private static func finishes(_ task: JSONRPCTaskLoop.Handle, within limit: Duration) async -> Bool {
+    private static func finishes(_ task: TaskLoop.Handle, within limit: Duration) async -> Bool {
         _ = try? await Deadline.run(within: limit, expired: { CancellationError() }) { await task.wait() }
         return task.isDone
     }

@@ -72,11 +72,13 @@ public final class HTTPCache: Sendable {
     public let maxEntrySize: Int
     /// The most variants kept per URL.
     public let maxVariants = 8
+    /// The owner of the work that outlives a call: revalidations and stores.
+    private let tasks = TaskLoop()
     /// Background revalidations in flight, one per key.
-    private let revalidations = LockedState<[String: Task<Void, Never>]>([:])
+    private let revalidations = LockedState<[String: TaskLoop.Handle]>([:])
     /// Responses read to their end by their callers and being stored, the last per key (each waits for the one before
     /// it): a request for the key waits for them first, so that a body read whole is a hit next time.
-    private let pendingStores = LockedState<(next: UInt64, tasks: [String: (id: UInt64, task: Task<Void, Never>)])>(
+    private let pendingStores = LockedState<(next: UInt64, tasks: [String: (id: UInt64, task: TaskLoop.Handle)])>(
         (0, [:])
     )
 
@@ -90,8 +92,10 @@ public final class HTTPCache: Sendable {
     /// Returns once the background revalidations started so far (stale-while-revalidate) have ended, and the
     /// responses read to their end so far are stored.
     public func waitForRevalidations() async {
-        while let task = revalidations.withLock({ $0.values.first }) ?? pendingStores.withLock({ $0.tasks.values.first?.task }) {
-            await task.value
+        while !Task.isCancelled,
+            let task = revalidations.withLock({ $0.values.first }) ?? pendingStores.withLock({ $0.tasks.values.first?.task })
+        {
+            await task.wait()
         }
     }
 
@@ -105,7 +109,7 @@ public final class HTTPCache: Sendable {
         guard let field = response.headerFields[values: cacheStatus].last(where: { $0.hasPrefix(cacheName) }) else {
             return nil
         }
-        let parameters = Set(field.split(separator: ";").map { $0.trimmingSpaces() })
+        let parameters = Set(field.split(separator: ";").map { String($0.trimmingHTTPWhitespace()) })
         if parameters.contains("hit") {
             return parameters.contains(where: { $0.hasPrefix("ttl=-") }) ? .stale : .hit
         }
@@ -289,8 +293,8 @@ public final class HTTPCache: Sendable {
     ) {
         revalidations.withLock { revalidations in
             guard revalidations[key] == nil else { return }  // one at a time per key
-            // Unstructured: stale-while-revalidate answers at once and revalidates after the call (one per key).
-            revalidations[key] = Task { [self] in
+            // Stale-while-revalidate answers at once and revalidates after the call (one per key), in the cache's loop.
+            revalidations[key] = tasks.run { [self] in
                 if let (_, body) = try? await revalidate(request, baseURL: baseURL, key: key, cached: cached, next: next) {
                     // Read to its end, so that a new response is stored (no caller reads it), unless it is too large to be.
                     var iterator = body?.makeAsyncIterator()
@@ -343,7 +347,7 @@ public final class HTTPCache: Sendable {
                 responseTime: responseTime,
                 varied: varied
             )
-            await storeInBackground(entry, for: request, key: key).value
+            await storeInBackground(entry, for: request, key: key).wait()
         }
         return (Self.marked(response, detail), body.watched(by: tee))
     }
@@ -351,14 +355,14 @@ public final class HTTPCache: Sendable {
     /// Stores `entry` after the stores of `key` already under way; ``handle(_:body:baseURL:next:)`` waits for it, and
     /// so does the reader of the body (the returned task), before it sees the body's end.
     @discardableResult
-    private func storeInBackground(_ entry: CachedResponse, for request: HTTPRequest, key: String) -> Task<Void, Never> {
+    private func storeInBackground(_ entry: CachedResponse, for request: HTTPRequest, key: String) -> TaskLoop.Handle {
         pendingStores.withLock { pending in
             let id = pending.next
             pending.next += 1
             let previous = pending.tasks[key]?.task
-            // Unstructured: the store ends after the caller read the body; the key's next look-up awaits it.
-            let task = Task { [self] in
-                await previous?.value
+            // In the cache's loop: the store ends after the caller read the body; the key's next look-up awaits it.
+            let task = tasks.run { [self] in
+                await previous?.wait()
                 await replace(entry, for: request, key: key)
                 pendingStores.withLock { pending in
                     if pending.tasks[key]?.id == id { pending.tasks[key] = nil }
@@ -372,7 +376,7 @@ public final class HTTPCache: Sendable {
     /// The stored responses of `key` that are ``CachedResponse/isValid``, once the stores under way for it are done;
     /// the others are removed from the store.
     private func validResponses(for key: String) async -> [CachedResponse] {
-        if let pending = pendingStores.withLock({ $0.tasks[key]?.task }) { await pending.value }
+        if let pending = pendingStores.withLock({ $0.tasks[key]?.task }) { await pending.wait() }
         let stored = await store.responses(for: key)
         let valid = stored.filter(\.isValid)
         if valid.count < stored.count { await store.store(valid, for: key) }

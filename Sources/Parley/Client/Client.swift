@@ -30,7 +30,6 @@ public struct Client: Sendable {
     public let requestMiddlewares: [any ClientMiddleware]
     /// Settings: default headers, coders, validation, timeout, limits.
     public let configuration: Configuration
-    let base: Result<BaseURL, ParleyError>
     /// Holds calls beyond ``Configuration/maxConcurrentRequests``; shared by the copies of this client.
     package let limiter: ConcurrencyLimiter?
     /// The stages of every call, composed once.
@@ -65,7 +64,6 @@ public struct Client: Sendable {
         self.configuration = configuration
         let base = Result { () throws(ParleyError) in try BaseURL(baseURL) }
         let limiter = configuration.maxConcurrentRequests.map { ConcurrencyLimiter(limit: $0) }
-        self.base = base
         self.limiter = limiter
         self.pipeline = Pipeline(
             baseURL: baseURL,

@@ -1,4 +1,4 @@
-import Parley
+package import Parley
 
 /// The connection of a connection-oriented JSON-RPC channel (byte streams, WebSocket, MCP Streamable HTTP): its
 /// ``JSONRPCConnectionState`` behind one lock, its life cycle (opened, lost, closed), and the delivery of the
@@ -30,7 +30,7 @@ package final class JSONRPCConnection: Sendable {
     let requests = JSONRPCRequestTasks()
     /// The work of this connection that outlives the calls that start it: its channel's reading loop, the handling
     /// of the peer's requests, unsubscribe calls, resubscriptions.
-    package let tasks = JSONRPCTaskLoop()
+    package let tasks = TaskLoop()
     /// The peer's notifications that belong to no subscription, in arrival order.
     package let incoming: AsyncStream<JSONRPCIncoming>
     /// The most unread notifications a subscription (or ``incoming``) keeps.

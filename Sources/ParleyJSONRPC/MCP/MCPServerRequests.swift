@@ -28,7 +28,7 @@ package final class MCPServerRequests: Sendable {
     }
 
     private struct State {
-        var runner: JSONRPCTaskLoop.Handle?
+        var runner: TaskLoop.Handle?
         var closed = false
         /// The handlers waiting for their answers to be posted.
         var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -40,14 +40,14 @@ package final class MCPServerRequests: Sendable {
     /// The most refusals waiting to be posted; more are dropped.
     let maxRefusals: Int
     private let state = LockedState(State())
-    private let tasks: JSONRPCTaskLoop
+    private let tasks: TaskLoop
     private let handlings: AsyncStream<JSONRPCInbound.Handling>.Continuation
     private let handlingStream: AsyncStream<JSONRPCInbound.Handling>
     private let outgoing: AsyncStream<Outgoing>.Continuation
     private let outgoingStream: AsyncStream<Outgoing>
 
     /// Requests whose refusals are dropped beyond `maxRefusals` waiting, handled and posted in `tasks`.
-    init(maxRefusals: Int, tasks: JSONRPCTaskLoop) {
+    init(maxRefusals: Int, tasks: TaskLoop) {
         self.maxRefusals = maxRefusals
         self.tasks = tasks
         // Unbounded, yet bounded by the connection: a handling holds one of its places until its answer is posted, and

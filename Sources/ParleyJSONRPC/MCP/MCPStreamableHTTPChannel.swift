@@ -57,10 +57,10 @@ public final class MCPStreamableHTTPChannel: JSONRPCConnectionChannel {
         var id: String?
         var protocolVersion: String?
         /// The `initialize` call and `notifications/initialized` as sent, to start a new session after a `404`.
-        var initialize: Data?
+        var initialize: (message: Data, ids: [JSONRPCID])?
         var initialized: Data?
         /// The `GET` stream's listening, in the connection's loop.
-        var listener: JSONRPCTaskLoop.Handle?
+        var listener: TaskLoop.Handle?
         var closed = false
         /// The new session being started after a 404.
         var renewal: Renewal?
@@ -74,7 +74,7 @@ public final class MCPStreamableHTTPChannel: JSONRPCConnectionChannel {
     /// The start of a new session, shared by the messages waiting for it.
     struct Renewal {
         /// The start, in the connection's loop.
-        let work: JSONRPCTaskLoop.Handle
+        let work: TaskLoop.Handle
         /// Fires when the start ended, its outcome known.
         let done: Deadline.Signal
         let outcome: LockedState<Result<Void, any Error>?>
@@ -164,9 +164,10 @@ public final class MCPStreamableHTTPChannel: JSONRPCConnectionChannel {
             return nil  // a notification of the client's: the stateless era has none over HTTP
         }
         let ids = exchange.ids
-        let method = exchange.methods.count == 1 ? exchange.methods.first : Self.method(of: message)
+        // The exchange names what it carries: a batch or an answer is neither initialize nor initialized.
+        let method = exchange.methods.count == 1 ? exchange.methods.first : nil
         if method == "initialize" {
-            session.withLock { $0.initialize = message }
+            session.withLock { $0.initialize = (message, ids) }
         } else if method == "notifications/initialized" {
             session.withLock { $0.initialized = message }
         }
@@ -229,7 +230,7 @@ public final class MCPStreamableHTTPChannel: JSONRPCConnectionChannel {
                     done.fire()
                 }
                 do {
-                    _ = try await send(initialize, ids: Self.id(of: initialize).map { [$0] } ?? [], isInitialize: true)
+                    _ = try await send(initialize.message, ids: initialize.ids, isInitialize: true)
                     if let initialized { _ = try await send(initialized, ids: [], isInitialize: false) }
                     outcome.withLock { $0 = .success(()) }
                 } catch {
@@ -283,7 +284,7 @@ public final class MCPStreamableHTTPChannel: JSONRPCConnectionChannel {
     /// Ends the session: stops ``listen(reconnect:)``'s stream, sends `DELETE` with the session id (a server that does not allow
     /// it answers `405`, which is fine), and fails every later message.
     public func close() async {
-        let (listener, id) = session.withLock { state -> (JSONRPCTaskLoop.Handle?, String?) in
+        let (listener, id) = session.withLock { state -> (TaskLoop.Handle?, String?) in
             defer {
                 state.closed = true
                 state.listener = nil
@@ -305,21 +306,6 @@ public final class MCPStreamableHTTPChannel: JSONRPCConnectionChannel {
         if let id { fields.set("Mcp-Session-Id", id) }
         if let version { fields.set("MCP-Protocol-Version", version) }
         return fields
-    }
-
-    /// The `method` member of a message, if it is one request or notification.
-    static func method(of message: Data) -> String? {
-        (try? JSONDecoder().decode(Peek.self, from: message))?.method
-    }
-
-    /// The `id` member of a message, if it is one request.
-    static func id(of message: Data) -> JSONRPCID? {
-        (try? JSONDecoder().decode(Peek.self, from: message))?.id
-    }
-
-    struct Peek: Decodable {
-        var method: String?
-        var id: JSONRPCID?
     }
 
     /// The server answered `404` to a message that carried a session id: the session is gone.

@@ -34,7 +34,7 @@ public final class JSONRPCBatchingChannel: JSONRPCChannel {
 
     private let state: LockedState<JSONRPCBatchingState>
     /// The windows' timers and the batches being sent, as children of one task group.
-    private let tasks = JSONRPCTaskLoop()
+    private let tasks = TaskLoop()
 
     /// Batches messages to `base`: each batch waits at most `window` after its first message, and holds at most
     /// `maxBatchSize` messages.

@@ -35,14 +35,14 @@ struct JSONRPCBatchingState {
     /// A batch that has left: the callers still waiting for it, and the task sending it (`nil` until it is known).
     private struct InFlight {
         var waiting: [Int: Continuation]
-        var task: JSONRPCTaskLoop.Handle?
+        var task: TaskLoop.Handle?
     }
 
     /// The most messages in one batch.
     let maxBatchSize: Int
     private var queue: [Queued] = []
     /// The window open for the queued messages (its number), and the timer that ends it once known.
-    private var window: (id: Int, timer: JSONRPCTaskLoop.Handle?)?
+    private var window: (id: Int, timer: TaskLoop.Handle?)?
     private var inFlight: [Int: InFlight] = [:]
     /// The batch in flight each waiting caller is in.
     private var batchOf: [Int: Int] = [:]
@@ -69,7 +69,7 @@ struct JSONRPCBatchingState {
         /// The message opened a window: start its timer and report it with ``windowStarted(_:timer:)``.
         case openWindow(id: Int)
         /// The batch is full: send it, and cancel the window's timer, if any.
-        case send(Batch, cancelTimer: JSONRPCTaskLoop.Handle?)
+        case send(Batch, cancelTimer: TaskLoop.Handle?)
     }
 
     /// A caller waits for the answer to its message; `isCancelled` says whether its task is cancelled already (read
@@ -89,7 +89,7 @@ struct JSONRPCBatchingState {
     }
 
     /// The timer of window `id` has started; returns it when that window has closed already (to be cancelled).
-    mutating func windowStarted(_ id: Int, timer: JSONRPCTaskLoop.Handle) -> JSONRPCTaskLoop.Handle? {
+    mutating func windowStarted(_ id: Int, timer: TaskLoop.Handle) -> TaskLoop.Handle? {
         guard window?.id == id else { return timer }
         window?.timer = timer
         return nil
@@ -104,7 +104,7 @@ struct JSONRPCBatchingState {
 
     /// The task sending batch `id` has started; returns it when nobody waits for that batch any more (to be
     /// cancelled; a task that finished already ignores it).
-    mutating func batchStarted(_ id: Int, task: JSONRPCTaskLoop.Handle) -> JSONRPCTaskLoop.Handle? {
+    mutating func batchStarted(_ id: Int, task: TaskLoop.Handle) -> TaskLoop.Handle? {
         guard inFlight[id] != nil else { return task }
         inFlight[id]?.task = task
         return nil
@@ -115,7 +115,7 @@ struct JSONRPCBatchingState {
         /// The caller, to resume with its cancellation (`nil` when its answer was handed to it already).
         var continuation: Continuation?
         /// A timer or a batch that nobody waits for any more, to cancel.
-        var cancel: JSONRPCTaskLoop.Handle?
+        var cancel: TaskLoop.Handle?
     }
 
     /// The caller `key` stops waiting (cancelled, or out of time): it leaves the queue or its batch in flight. A
@@ -123,7 +123,7 @@ struct JSONRPCBatchingState {
     mutating func leave(_ key: Int) -> Leaving {
         if let index = queue.firstIndex(where: { $0.key == key }) {
             let queued = queue.remove(at: index)
-            var timer: JSONRPCTaskLoop.Handle?
+            var timer: TaskLoop.Handle?
             if queue.isEmpty {
                 timer = window?.timer
                 window = nil

@@ -40,6 +40,8 @@ final class AccessTokenCache: Sendable {
     private let provider: any AccessTokenProvider
     private let leeway: Duration
     private let state = LockedState(State())
+    /// The owner of the refreshes, which outlive the calls that wait for them.
+    private let tasks = TaskLoop()
 
     init(provider: any AccessTokenProvider, leeway: Duration) {
         self.provider = provider
@@ -108,8 +110,8 @@ final class AccessTokenCache: Sendable {
                     switch outcome {
                     case .resumed(let result): continuation.resume(with: result)
                     case .waiting: break
-                    // Unstructured: one refresh shared by every waiting call, none of which may own it.
-                    case .started(let stale): Task { await self.refresh(replacing: stale) }
+                    // One refresh shared by every waiting call, none of which may own it: in the cache's loop.
+                    case .started(let stale): tasks.run { await self.refresh(replacing: stale) }
                     }
                 }
             } onCancel: {

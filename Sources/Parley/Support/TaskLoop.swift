@@ -1,13 +1,12 @@
-import Parley
-
 /// Work that outlives the call that starts it (a connection's reading loop, an unsubscribe call, a batch shared by
-/// its callers, a cancellation notice), run as the children of one task group that one long-lived task owns: the
-/// JSON-RPC targets' structured alternative to an unstructured task per piece of work.
+/// its callers, a cancellation notice, a cache's revalidation or store, an access token's refresh), run as the
+/// children of one task group that one long-lived task owns: Parley's one owner of long-lived background work, the
+/// structured alternative to an unstructured task per piece of work.
 ///
 /// Each piece of work gets a ``Handle``, which cancels it alone and tells when it ended. The loop starts with its
 /// first piece of work; it ends when its owner (a connection, a channel, a client) lets go of it, once the work under
 /// way has ended.
-package final class JSONRPCTaskLoop: Sendable {
+package final class TaskLoop: Sendable {
     /// One piece of work in the loop: cancel it, or wait for it to end.
     package final class Handle: Sendable {
         private let stop = Deadline.Signal()

@@ -11,10 +11,10 @@ import Testing
 /// The connection layer's task loop (work that outlives its call, as children of one task group), and the push
 /// channels a client reaches without a cast.
 @Suite("JSON-RPC connection layer: task loop and push channels")
-struct JSONRPCTaskLoopTests {
+struct TaskLoopTests {
     @Test("work runs in the loop; its handle says when it ended")
     func runsAndEnds() async {
-        let loop = JSONRPCTaskLoop()
+        let loop = TaskLoop()
         let ran = LockedState(false)
         let handle = loop.run { ran.withLock { $0 = true } }
         await handle.wait()
@@ -24,7 +24,7 @@ struct JSONRPCTaskLoopTests {
 
     @Test("cancelling a handle cancels its work alone; the loop runs the rest")
     func cancelOne() async {
-        let loop = JSONRPCTaskLoop()
+        let loop = TaskLoop()
         let (never, _) = AsyncStream.makeStream(of: Void.self)
         let sawCancellation = LockedState(false)
         let stuck = loop.run {
@@ -42,7 +42,7 @@ struct JSONRPCTaskLoopTests {
 
     @Test("work of a loop let go of still runs to its end")
     func outlivesOwner() async {
-        var loop: JSONRPCTaskLoop? = JSONRPCTaskLoop()
+        var loop: TaskLoop? = TaskLoop()
         let (gate, open) = AsyncStream.makeStream(of: Void.self)
         let handle = loop?.run {
             for await _ in gate { break }
