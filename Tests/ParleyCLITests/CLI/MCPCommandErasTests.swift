@@ -136,11 +136,12 @@ struct MCPCommandErasTests {
     @Test("--idle-timeout: progress restarts it; a tool that goes quiet exits 2", arguments: ["auto", "2025-11-25"])
     func idleTimeout(era: String) async throws {
         let url = try #require(MCP2CLIPeer.url("SSE"))
+        // 5 s of ticks, one every 0.5 s: longer than the idle limit of 3 s, which only the ticks' restarts can pass.
         let ticking = try await ParleyRun(
-            ["mcp", "call", url, "tick", "n:=4", "interval:=0.3", "--idle-timeout", "2", "--timeout", "30", "--era", era]
+            ["mcp", "call", url, "tick", "n:=10", "interval:=0.5", "--idle-timeout", "3", "--timeout", "30", "--era", era]
         )
         #expect(ticking.status == 0, "\(ticking.error)")
-        #expect(try JSONDecoder().decode(JSONValue.self, from: ticking.output) == ["result": "ticked 4 times"])
+        #expect(try JSONDecoder().decode(JSONValue.self, from: ticking.output) == ["result": "ticked 10 times"])
         let quiet = try await ParleyRun(["mcp", "call", url, "wait", "seconds:=30", "--idle-timeout", "0.5", "--era", era])
         #expect(quiet.status == 2, "\(quiet.error)")
         #expect(quiet.output.isEmpty)

@@ -140,6 +140,25 @@ struct MCPErasInputTests {
     }
 
     @Test(
+        "stateless era: the idle limit is the server's silence, not the handler's time (a user answering in 3 s, idle 2 s)",
+        arguments: [MCPErasTransport.httpSSE, .stdio]
+    )
+    func idleLimitSpansNotTheHandlers(transport: MCPErasTransport) async throws {
+        var handlers = MCPClientHandlers()
+        handlers.elicitation = { _ in
+            // A user who takes longer to fill the form than the call's idle limit.
+            try await Task.sleep(for: .seconds(3))
+            return .accept(["name": "Ada"])
+        }
+        try await MCPErasPeer.with(.dual, transport, era: nil, handlers: handlers) { peer in
+            let limits = JSONRPCCallLimits(total: .seconds(60), idle: .seconds(2))
+            let result = try await peer.mcp.callTool("ask_name", limits: limits, progress: .mcp).value
+            #expect(result.text == "hello Ada", "\(result)")
+            #expect(peer.mcp.server?.era.isStateless == true)
+        }
+    }
+
+    @Test(
         "no elicitation handler (stateless era): the call fails saying which input the server asked for",
         arguments: MCPErasTransport.allCases
     )

@@ -65,7 +65,9 @@ extension MCPClient {
 
     /// Calls the tool `name` with a progress token within `limits`: each progress notification restarts the idle
     /// clock, the total is a hard cap (over every `input_required` round) that no progress extends; when either
-    /// passes, the call fails with ``/Parley/ParleyError/Kind/timeout`` naming it, and the server is told.
+    /// passes, the call fails with ``/Parley/ParleyError/Kind/timeout`` naming it, and the server is told. The idle
+    /// clock also starts again with each `input_required` round: the time the handlers take to answer (a user
+    /// filling a form) is not the server's silence.
     ///
     /// ```swift
     /// let call = mcp.callTool("count", arguments: ["n": 3], limits: JSONRPCCallLimits(total: .seconds(60), idle: .seconds(5)), progress: .mcp)

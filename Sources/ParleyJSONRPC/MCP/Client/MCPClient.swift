@@ -152,7 +152,8 @@ public struct MCPClient: Sendable {
             let request = self.request(method, era: server.era, answers: answers, requestState: requestState)
             let outcome: MCPOutcome<Method.Result>
             do {
-                // One watch spans every round: its total is the call's, its idle clock restarts with progress.
+                // One watch spans every round: its total is the call's, its idle clock restarts with progress and
+                // with each round's request (the handlers' time is not the server's silence).
                 if let watch {
                     outcome = try await rpc.call(request, watch: watch)
                 } else {
