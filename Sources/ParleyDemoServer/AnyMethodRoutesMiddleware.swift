@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Parley
 
 /// Serves the routes that accept any HTTP method: `/echo`, `/echo/**` and `/status/{code}`.
 ///
@@ -39,7 +40,7 @@ struct AnyMethodRoutesMiddleware: RouterMiddleware {
             else {
                 return DemoResponses.error("header must look like 'Name:Value', got '\(header)'", status: .badRequest)
             }
-            let value = header[header.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+            let value = header[header.index(after: colon)...].drop(while: \.isHTTPWhitespace)
             headers.append(HTTPField(name: name, value: String(value)))
         }
         let noBodyAllowed = code == 204 || code == 304

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Parley
 
 /// Compressed responses, for the client's response decompression: well-formed, bombs, truncated and corrupt.
 ///
@@ -106,7 +107,7 @@ enum CompressionRoutes {
     /// `Content-Encoding: coding` (or the `encoding` asked for).
     private static func compressed(
         _ request: Request,
-        format: DeflateStream.Format,
+        format: Deflater.Format,
         coding: String,
         transform: ([UInt8]) -> [UInt8]
     ) -> Response {
@@ -126,7 +127,7 @@ enum CompressionRoutes {
             let jsonText = text(count: size - 11).map { $0 == 0x0A ? 0x20 : $0 }
             plain = Array(#"{"text":""#.utf8) + jsonText + Array(#""}"#.utf8)
         }
-        guard let compressed = DeflateStream.compress(plain, format: format).map(transform) else {
+        guard let compressed = Deflater.compress(plain, format: format).map(transform) else {
             return DemoResponses.error("zlib failed to compress the body", status: .internalServerError)
         }
         let headers: HTTPFields = [

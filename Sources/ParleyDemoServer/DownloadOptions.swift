@@ -1,4 +1,5 @@
 import HTTPTypes
+import Parley
 
 /// The query parameters of `GET /download`. `X-Cut-After` and `X-ETag` request headers set `cutAfter` and
 /// `etag` too, leaving the URL as it is (a resumed download must ask for the same URL).

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Parley
 
 /// `GET /download` (a deterministic body with `Range`/`If-Range` support and fault injection) and
 /// `GET /written` (the back-pressure probe). See ``DownloadOptions`` for the query parameters.

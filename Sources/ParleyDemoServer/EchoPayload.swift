@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Parley
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials
@@ -36,7 +37,7 @@ struct EchoPayload: Encodable {
         let target = RequestTarget(request)
         self.method = request.method.rawValue
         self.path = String(target.path)
-        self.query = String(target.query ?? "")
+        self.query = String(target.queryText ?? "")
         self.queryItems = target.queryItems.items.map { [$0.name, $0.value] }
         // HTTPTypes moves the first `Host` header into `authority`; put it back first.
         var headers: [[String]] = []

@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdCore
 import NIOCore
+import Parley
 
 /// `GET /sse/forever?key=K` and `GET /connections/closed?key=K`: an event stream that never ends on
 /// its own, and a way for a test to learn that the client closed it.

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Parley
 
 /// Server-Sent Events: `GET /sse`, `GET /sse/stats` and `POST /sse/echo` (`text/event-stream`,
 /// `Cache-Control: no-cache`). `/sse/forever` and `/connections/closed` are in ``EndlessEventStreamRoute``.
@@ -28,7 +29,7 @@ enum EventStreamRoutes {
             }
             let lastID = self.lastEventID.flatMap { request.headers[$0] }
             if let key = query.first("key") { stats.record(key: key, lastEventID: lastID) }
-            let start = lastID.flatMap { Int($0.trimmingBlanks) }.map { $0 + 1 } ?? 0
+            let start = lastID.flatMap { Int($0.trimmingHTTPWhitespace()) }.map { $0 + 1 } ?? 0
             guard start < count else {
                 var response = Response(status: .noContent)
                 response.headers[.contentLength] = nil
@@ -85,16 +86,5 @@ enum EventStreamRoutes {
                 }
             )
         }
-    }
-}
-
-extension String {
-    /// The string without leading and trailing spaces and tabs.
-    fileprivate var trimmingBlanks: Substring {
-        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let start = self.firstIndex(where: { !isBlank($0) }), let end = self.lastIndex(where: { !isBlank($0) }) else {
-            return self[self.endIndex...]
-        }
-        return self[start...end]
     }
 }

@@ -1,4 +1,5 @@
 import CParleySystem
+import Parley
 
 /// A gzip body of zeros that inflates to far more than it weighs (about 1000 to 1), made without ever holding the
 /// inflated bytes: one gzip member whose deflate data is cut by full flushes into 1 MiB pieces, all alike after the
@@ -28,17 +29,17 @@ package struct GzipBomb: Sendable {
         let pieces = inflated / Self.pieceSize
         let rest = inflated % Self.pieceSize
         let zeros = [UInt8](repeating: 0, count: Self.pieceSize)
-        guard let stream = DeflateStream(format: .gzip) else { return nil }
+        guard let stream = Deflater(format: .gzip, level: Z_BEST_COMPRESSION) else { return nil }
         guard pieces > 0 else {
-            guard let whole = stream.deflate([UInt8](repeating: 0, count: rest), flush: Z_FINISH) else { return nil }
+            guard let whole = stream.deflate([UInt8](repeating: 0, count: rest), flush: .finish) else { return nil }
             (head, piece, repeats, tail) = (whole, [], 0, [])
             return
         }
-        guard let head = stream.deflate(zeros, flush: Z_FULL_FLUSH),
-            let piece = pieces > 1 ? stream.deflate(zeros, flush: Z_FULL_FLUSH) : [],
+        guard let head = stream.deflate(zeros, flush: .full),
+            let piece = pieces > 1 ? stream.deflate(zeros, flush: .full) : [],
             // A flush with no input right after a flush is refused (Z_BUF_ERROR): skip an empty rest.
-            let last = rest == 0 ? [] : stream.deflate([UInt8](repeating: 0, count: rest), flush: Z_FULL_FLUSH),
-            let final = stream.deflate([], flush: Z_FINISH), final.count >= 8
+            let last = rest == 0 ? [] : stream.deflate([UInt8](repeating: 0, count: rest), flush: .full),
+            let final = stream.deflate([], flush: .finish), final.count >= 8
         else { return nil }
         // The trailer zlib wrote counts only the zeros it saw: write the whole body's CRC-32 and length instead.
         let pieceCRC = crc32(0, zeros, UInt32(zeros.count))

@@ -1,3 +1,5 @@
+import Parley
+
 /// A header value of the form `value; name=token; name="quoted string"` (RFC 9110 §5.6.6), as in
 /// `Content-Type` and `Content-Disposition`.
 ///
@@ -24,7 +26,7 @@ struct HeaderParameters: Sendable {
                 continue
             }
             index += 1  // the `=`
-            while index < bytes.count, Self.isBlank(bytes[index]) { index += 1 }
+            while index < bytes.count, bytes[index].isHTTPWhitespace { index += 1 }
             let value: String
             if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
                 guard let quoted = Self.quotedString(bytes, from: &index) else { return nil }
@@ -51,8 +53,8 @@ struct HeaderParameters: Sendable {
         let start = index
         while index < bytes.count, !isEnd(bytes[index]) { index += 1 }
         var slice = bytes[start..<index]
-        while let first = slice.first, self.isBlank(first) { slice = slice.dropFirst() }
-        while let last = slice.last, self.isBlank(last) { slice = slice.dropLast() }
+        while let first = slice.first, first.isHTTPWhitespace { slice = slice.dropFirst() }
+        while let last = slice.last, last.isHTTPWhitespace { slice = slice.dropLast() }
         return String(decoding: slice, as: UTF8.self)
     }
 
@@ -74,9 +76,5 @@ struct HeaderParameters: Sendable {
             }
         }
         return nil
-    }
-
-    private static func isBlank(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 }

@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import Parley
 
 /// `GET /ndjson`: newline-delimited JSON (`application/x-ndjson`), line `k` being
 /// `{"n":k,"name":"item-k"}` for k in 0..<count.

@@ -1,3 +1,5 @@
+import Parley
+
 /// Query items parsed from a raw query string, in order.
 ///
 /// Names and values are percent-decoded; `+` is kept as is (not turned into a space).
@@ -12,9 +14,9 @@ package struct QueryItems: Sendable {
             if let equals = segment.firstIndex(of: "=") {
                 let name = segment[..<equals]
                 let value = segment[segment.index(after: equals)...]
-                return (Self.percentDecode(name), Self.percentDecode(value))
+                return (Self.lenientlyDecoded(name), Self.lenientlyDecoded(value))
             }
-            return (Self.percentDecode(segment), "")
+            return (Self.lenientlyDecoded(segment), "")
         }
     }
 
@@ -39,34 +41,10 @@ package struct QueryItems: Sendable {
         return value
     }
 
-    /// Decodes `%XX` escapes; malformed escapes are kept verbatim, invalid UTF-8 is repaired.
-    package static func percentDecode(_ text: Substring) -> String {
-        guard text.contains("%") else { return String(text) }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        let utf8 = Array(text.utf8)
-        var index = 0
-        while index < utf8.count {
-            if utf8[index] == UInt8(ascii: "%"), index + 2 < utf8.count,
-                let high = Self.hexValue(utf8[index + 1]), let low = Self.hexValue(utf8[index + 2])
-            {
-                bytes.append(high << 4 | low)
-                index += 3
-            } else {
-                bytes.append(utf8[index])
-                index += 1
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
+    /// Decodes `%XX` escapes as a lenient server does: a malformed escape is kept as written, invalid UTF-8 is
+    /// repaired (Parley's own decoder, which refuses both, does the decoding).
+    package static func lenientlyDecoded(_ text: Substring) -> String {
+        String(decoding: PercentEncoding.decodedBytes(text, keepingMalformed: true) ?? Array(text.utf8), as: UTF8.self)
     }
 }
 

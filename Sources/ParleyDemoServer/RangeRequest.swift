@@ -1,3 +1,5 @@
+import Parley
+
 /// A `Range` request header evaluated against a body of known size (RFC 9110 §14.2).
 ///
 /// Only a single range in the `bytes` unit is honoured: a malformed header, another unit or a
@@ -21,8 +23,8 @@ enum RangeRequest: Equatable, Sendable {
             self = .whole
             return
         }
-        let firstText = Self.trimmed(parts[0])
-        let lastText = Self.trimmed(parts[1])
+        let firstText = parts[0].trimmingHTTPWhitespace()
+        let lastText = parts[1].trimmingHTTPWhitespace()
         switch (Self.number(firstText), Self.number(lastText)) {
         case (nil, let suffix?) where firstText.isEmpty:
             // `-N`: the last N bytes.
@@ -49,16 +51,16 @@ enum RangeRequest: Equatable, Sendable {
     /// current strong `etag` exactly (a weak validator never matches) or the `lastModified` date.
     static func ifRangeAllows(_ ifRange: String?, etag: String, lastModified: String) -> Bool {
         guard let ifRange else { return true }
-        let value = Self.trimmed(ifRange[...])
+        let value = ifRange[...].trimmingHTTPWhitespace()
         if value.hasPrefix("W/") { return false }
         return value == etag || value == lastModified
     }
 
     /// The part after `bytes=` (unit matched case-insensitively) if it holds exactly one range.
     private static func byteRangeSpec(_ header: String) -> Substring? {
-        let value = Self.trimmed(header[...])
+        let value = header[...].trimmingHTTPWhitespace()
         guard let equals = value.firstIndex(of: "=") else { return nil }
-        guard Self.trimmed(value[..<equals]).lowercased() == "bytes" else { return nil }
+        guard value[..<equals].trimmingHTTPWhitespace().lowercased() == "bytes" else { return nil }
         let spec = value[value.index(after: equals)...]
         return spec.contains(",") ? nil : spec
     }
@@ -74,12 +76,5 @@ enum RangeRequest: Equatable, Sendable {
             value = overflow1 || overflow2 ? Int.max : sum
         }
         return value
-    }
-
-    private static func trimmed(_ text: Substring) -> Substring {
-        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let start = text.firstIndex(where: { !isBlank($0) }) else { return text[text.endIndex...] }
-        guard let end = text.lastIndex(where: { !isBlank($0) }) else { return text[text.endIndex...] }
-        return text[start...end]
     }
 }

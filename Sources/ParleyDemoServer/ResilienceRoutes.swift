@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOConcurrencyHelpers
+import Parley
 
 /// Routes for retries and redirects.
 ///

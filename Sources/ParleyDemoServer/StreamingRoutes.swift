@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import Parley
 
 /// Large, streamed responses: `/bytes` and `/large-json`. Bodies are produced in 64 KiB chunks and
 /// written with back-pressure, so they are never held in memory as a whole.

@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdCore
 import NIOCore
+import Parley
 
 /// Routes that take time or never finish: `/slow`, `/hang`, `/hang-headers` and `/hang-status/{id}`.
 ///
@@ -53,7 +54,7 @@ enum TimingRoutes {
         }
         router.get("hang-status/{id}") { request, context -> Response in
             // Path parameters are raw; decode so that ids match the (decoded) `id` query items.
-            let id = QueryItems.percentDecode((context.parameters.get("id") ?? "")[...])
+            let id = QueryItems.lenientlyDecoded((context.parameters.get("id") ?? "")[...])
             let seconds: Double? =
                 if let text = RequestTarget(request).queryItems.first("wait") { Double(text) } else { 5 }
             guard let seconds, (0...3600).contains(seconds) else {

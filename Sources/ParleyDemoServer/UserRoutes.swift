@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Parley
 
 #if canImport(FoundationEssentials)
     import FoundationEssentials

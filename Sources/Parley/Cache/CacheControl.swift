@@ -6,13 +6,13 @@ struct CacheControl: Sendable, Equatable {
     init(_ values: [String]) {
         for value in values {
             for item in Self.split(value) {
-                let trimmed = item.trimmingSpaces()
+                let trimmed = item.trimmingHTTPWhitespace()
                 guard !trimmed.isEmpty else { continue }
                 let name: String
                 var argument: String?
                 if let equals = trimmed.firstIndex(of: "=") {
-                    name = String(trimmed[..<equals]).trimmingSpaces().lowercased()
-                    var text = String(trimmed[trimmed.index(after: equals)...]).trimmingSpaces()
+                    name = trimmed[..<equals].trimmingHTTPWhitespace().lowercased()
+                    var text = String(trimmed[trimmed.index(after: equals)...].trimmingHTTPWhitespace())
                     if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") { text = String(text.dropFirst().dropLast()) }
                     argument = text
                 } else {
@@ -57,15 +57,5 @@ struct CacheControl: Sendable, Equatable {
         }
         parts.append(value[start...])
         return parts
-    }
-}
-
-extension StringProtocol {
-    /// Without spaces and tabs at either end.
-    func trimmingSpaces() -> String {
-        var text = Substring(self)
-        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
-        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
-        return String(text)
     }
 }

@@ -17,7 +17,7 @@ extension HTTPCache {
     func isStorable(_ response: HTTPResponse, for request: HTTPRequest) -> Bool {
         guard response.status.code != 206, response.status.code != 304 else { return false }
         // An event stream or other never-ending answer is not read whole to be stored.
-        if response.headerFields[.contentType]?.lowercased().hasPrefix("text/event-stream") == true { return false }
+        if MediaType(of: response) == .eventStream { return false }
         let control = CacheControl(response.headerFields[values: .cacheControl])
         let requestControl = CacheControl(request.headerFields[values: .cacheControl])
         guard !control.noStore, !requestControl.noStore else { return false }
@@ -47,20 +47,20 @@ extension HTTPCache {
         if isShared, let shared = control.seconds("s-maxage") { return TimeInterval(shared) }
         if let maxAge = control.seconds("max-age") { return TimeInterval(maxAge) }
         if let expiresText = head.headerFields[.expires] {
-            guard let expires = CookieDate.parse(expiresText) else { return 0 }  // an invalid Expires: already expired
-            let date = head.headerFields[.date].flatMap(CookieDate.parse) ?? cached.responseTime
+            guard let expires = HTTPDate.parse(expiresText) else { return 0 }  // an invalid Expires: already expired
+            let date = head.headerFields[.date].flatMap(HTTPDate.parse) ?? cached.responseTime
             return max(0, expires.timeIntervalSince(date))
         }
         guard Self.heuristicallyCacheable.contains(cached.status),
-            let modified = head.headerFields[.lastModified].flatMap(CookieDate.parse)
+            let modified = head.headerFields[.lastModified].flatMap(HTTPDate.parse)
         else { return 0 }
-        let date = head.headerFields[.date].flatMap(CookieDate.parse) ?? cached.responseTime
+        let date = head.headerFields[.date].flatMap(HTTPDate.parse) ?? cached.responseTime
         return min(86_400, max(0, date.timeIntervalSince(modified) / 10))
     }
 
     /// Section 4.2.3: the age of `cached` now.
     static func currentAge(_ cached: CachedResponse, head: HTTPResponse, now: Date) -> TimeInterval {
-        let date = head.headerFields[.date].flatMap(CookieDate.parse) ?? cached.responseTime
+        let date = head.headerFields[.date].flatMap(HTTPDate.parse) ?? cached.responseTime
         // An Age that is not a number is ignored; a huge one counts as 2^31 s (RFC 9111, section 1.2.2).
         let ageValue = head.headerFields[.age].flatMap(HeaderNumber.deltaSeconds).map(TimeInterval.init) ?? 0
         let apparentAge = max(0, cached.responseTime.timeIntervalSince(date))
@@ -88,7 +88,7 @@ extension HTTPCache {
     static func variedValues(_ response: HTTPResponse, request: HTTPRequest) -> [String: String?] {
         var varied: [String: String?] = [:]
         for value in response.headerFields[values: .vary] {
-            for name in value.split(separator: ",").map({ $0.trimmingSpaces().lowercased() }) where !name.isEmpty {
+            for name in value.split(separator: ",").map({ $0.trimmingHTTPWhitespace().lowercased() }) where !name.isEmpty {
                 guard let fieldName = HTTPField.Name(name) else { continue }
                 varied[name] = .some(normalizedValue(request.headerFields[values: fieldName]))
             }
@@ -110,7 +110,7 @@ extension HTTPCache {
     }
 
     static func normalizedValue(_ values: [String]) -> String? {
-        values.isEmpty ? nil : values.map { $0.trimmingSpaces() }.joined(separator: ", ")
+        values.isEmpty ? nil : values.map { $0.trimmingHTTPWhitespace() }.joined(separator: ", ")
     }
 
     // MARK: - Answers

@@ -130,7 +130,7 @@ extension Client {
 
     static func checkContentType(_ response: HTTPResponse, accepted: [String]) throws(ParleyError) {
         let header = response.headerFields[.contentType]
-        let mediaType = header.map(MediaType.init)
+        let mediaType = header.map { MediaType($0) }
         if let mediaType, accepted.contains(where: { mediaType.matches(MediaType($0)) }) { return }
         throw ParleyError(
             .validation,
@@ -139,30 +139,6 @@ extension Client {
                 : "The response's Content-Type \(header ?? "") is not one of \(accepted.joined(separator: ", "))."
         )
         .attaching(response: response)
-    }
-}
-
-/// A media type's `type/subtype`, lowercased, parameters dropped.
-struct MediaType {
-    let type: Substring
-    let subtype: Substring
-
-    init(_ text: String) {
-        let essence = text.split(separator: ";", maxSplits: 1).first.map { $0.trimmingWhitespace() } ?? ""
-        let parts = essence.lowercased().split(separator: "/", maxSplits: 1)
-        type = parts.first ?? ""
-        subtype = parts.count > 1 ? parts[1] : ""
-    }
-
-    /// Whether this (a response's type) matches `pattern` (`*/*`, `text/*`, or exact).
-    func matches(_ pattern: MediaType) -> Bool {
-        (pattern.type == "*" || pattern.type == type) && (pattern.subtype == "*" || pattern.subtype == subtype)
-    }
-}
-
-extension Substring {
-    func trimmingWhitespace() -> String {
-        String(drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
     }
 }
 

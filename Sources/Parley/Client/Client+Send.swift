@@ -52,18 +52,6 @@ extension Client {
         }
     }
 
-    /// The base URL handed to the transport with `request`: the request's own origin (scheme and authority, no
-    /// path), since its path is already absolute.
-    ///
-    /// Parley's transports read the request's scheme and authority. OpenAPI transports (swift-openapi-async-http-client,
-    /// swift-openapi-urlsession) build the URL as base URL + path and ignore them: given the client's base URL, a
-    /// path prefix would come twice, and a redirect to another origin would go back to the first.
-    static func transportBaseURL(for request: HTTPRequest, base: BaseURL?, fallback: URL) -> URL {
-        guard let scheme = request.scheme, let authority = request.authority else { return fallback }
-        if let base, let origin = base.origin, base.scheme == scheme, base.authority == authority { return origin }
-        return URL(string: scheme + "://" + authority) ?? fallback
-    }
-
     /// The method and URL parts of `endpoint`'s request (``Pipeline/makeRequestHead(_:)``).
     func makeRequestHead<E: Endpoint>(_ endpoint: E) throws(ParleyError) -> HTTPRequest {
         try pipeline.makeRequestHead(endpoint)

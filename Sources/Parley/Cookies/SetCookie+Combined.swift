@@ -16,7 +16,7 @@ extension SetCookie {
             index = after
         }
         values.append(String(fieldValue[start...]))
-        return values.map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
+        return values.map { String($0.trimmingHTTPWhitespace()) }.filter { !$0.isEmpty }
     }
 
     /// Whether `text` starts (after spaces) with a token followed by `=`: a cookie's name-value pair.
@@ -35,15 +35,5 @@ extension SetCookie {
             }
         }
         return false
-    }
-}
-
-extension String {
-    /// Without spaces and tabs at either end.
-    fileprivate func trimmingWhitespace() -> String {
-        var text = Substring(self)
-        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
-        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
-        return String(text)
     }
 }

@@ -71,8 +71,8 @@ package struct SetCookie: Sendable, Hashable {
         // The name-value pair runs up to the first ";", each cookie-av up to the next one.
         let parts = fieldValue.utf8.split(separator: UInt8(ascii: ";"), omittingEmptySubsequences: false)
         guard let pair = parts.first, let equals = pair.firstIndex(of: UInt8(ascii: "=")) else { return nil }
-        let name = trimmed(pair[..<equals])
-        let value = trimmed(pair[pair.index(after: equals)...])
+        let name = pair[..<equals].trimmingHTTPWhitespace()
+        let value = pair[pair.index(after: equals)...].trimmingHTTPWhitespace()
         guard !name.isEmpty, !name.contains(where: CookieSyntax.isControl), !value.contains(where: CookieSyntax.isControl)
         else { return nil }
         var cookie = SetCookie(name: String(Substring(name)), value: String(Substring(value)))
@@ -88,10 +88,10 @@ package struct SetCookie: Sendable, Hashable {
         let attributeName: Substring.UTF8View
         let attributeValue: Substring.UTF8View
         if let equals = attribute.firstIndex(of: UInt8(ascii: "=")) {
-            attributeName = Self.trimmed(attribute[..<equals])
-            attributeValue = Self.trimmed(attribute[attribute.index(after: equals)...])
+            attributeName = attribute[..<equals].trimmingHTTPWhitespace()
+            attributeValue = attribute[attribute.index(after: equals)...].trimmingHTTPWhitespace()
         } else {
-            attributeName = Self.trimmed(attribute)
+            attributeName = attribute.trimmingHTTPWhitespace()
             attributeValue = attribute[attribute.endIndex...]
         }
         switch String(decoding: attributeName.map(Self.lowercased), as: UTF8.self) {
@@ -141,19 +141,6 @@ package struct SetCookie: Sendable, Hashable {
         return negative ? -magnitude : magnitude
     }
 
-    /// `text` without leading and trailing WSP (space and horizontal tab).
-    private static func trimmed(_ text: Substring.UTF8View) -> Substring.UTF8View {
-        guard let first = text.firstIndex(where: { !isWhitespace($0) }),
-            let last = text.lastIndex(where: { !isWhitespace($0) })
-        else { return text[text.endIndex...] }
-        return text[first...last]
-    }
-
-    /// Whether `byte` is WSP: a space or a horizontal tab.
-    private static func isWhitespace(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
-    }
-
     /// Whether `byte` is an ASCII digit.
     private static func isDigit(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
@@ -162,125 +149,5 @@ package struct SetCookie: Sendable, Hashable {
     /// `byte` in lower case when it is an ASCII upper-case letter, else `byte` unchanged.
     private static func lowercased(_ byte: UInt8) -> UInt8 {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 0x20 : byte
-    }
-}
-
-/// The cookie-date algorithm of RFC 6265 section 5.1.1, which reads the many date forms servers write in Expires.
-package enum CookieDate {
-    /// The month names the month production matches, in calendar order, in lower case.
-    private static let months: [[UInt8]] = [
-        "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-    ].map { Array($0.utf8) }
-
-    /// The date `string` denotes (UTC), or nil when the algorithm fails: a missing time, day of month, month or year,
-    /// a field out of range (day 1-31, year at least 1601, hour at most 23, minute and second at most 59), or a date
-    /// that does not exist such as 31 February.
-    package static func parse(_ string: String) -> Date? {
-        var time: (hour: Int, minute: Int, second: Int)?
-        var dayOfMonth: Int?
-        var month: Int?
-        var year: Int?
-        // Each date-token is tried against the productions in order; the first one not found yet that matches wins.
-        for token in string.utf8.split(whereSeparator: isDelimiter).map(Array.init) {
-            if time == nil, let found = self.time(token) {
-                time = found
-            } else if dayOfMonth == nil, let found = number(token, lengths: 1...2) {
-                dayOfMonth = found
-            } else if month == nil, let found = self.month(token) {
-                month = found
-            } else if year == nil, let found = number(token, lengths: 2...4) {
-                year = found
-            }
-        }
-        guard let time, let dayOfMonth, let month, var year else { return nil }
-        if (70...99).contains(year) {
-            year += 1900
-        } else if (0...69).contains(year) {
-            year += 2000
-        }
-        guard (1...31).contains(dayOfMonth), year >= 1601, time.hour <= 23, time.minute <= 59, time.second <= 59,
-            dayOfMonth <= daysIn(month: month, year: year)
-        else { return nil }
-        let days = daysSince1970(year: year, month: month, day: dayOfMonth)
-        let seconds = days * 86_400 + time.hour * 3_600 + time.minute * 60 + time.second
-        return Date(timeIntervalSince1970: TimeInterval(seconds))
-    }
-
-    /// Whether `byte` is a delimiter: %x09 / %x20-2F / %x3B-40 / %x5B-60 / %x7B-7E.
-    private static func isDelimiter(_ byte: UInt8) -> Bool {
-        byte == 0x09 || (0x20...0x2F).contains(byte) || (0x3B...0x40).contains(byte) || (0x5B...0x60).contains(byte)
-            || (0x7B...0x7E).contains(byte)
-    }
-
-    /// The time production, `1*2DIGIT ":" 1*2DIGIT ":" 1*2DIGIT [ non-digit *OCTET ]`: hour, minute and second.
-    private static func time(_ token: [UInt8]) -> (hour: Int, minute: Int, second: Int)? {
-        var position = 0
-        guard let hour = digits(token, at: &position, lengths: 1...2), colon(token, at: &position),
-            let minute = digits(token, at: &position, lengths: 1...2), colon(token, at: &position),
-            let second = digits(token, at: &position, lengths: 1...2)
-        else { return nil }
-        return (hour, minute, second)
-    }
-
-    /// The day-of-month (`lengths` 1...2) or year (2...4) production, `n*mDIGIT [ non-digit *OCTET ]`: the number
-    /// the token starts with.
-    private static func number(_ token: [UInt8], lengths: ClosedRange<Int>) -> Int? {
-        var position = 0
-        return digits(token, at: &position, lengths: lengths)
-    }
-
-    /// The month production: a month name in any case, then anything; the month's number (1-12).
-    private static func month(_ token: [UInt8]) -> Int? {
-        guard token.count >= 3 else { return nil }
-        let prefix = token.prefix(3).map { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) ? $0 + 0x20 : $0 }
-        guard let index = months.firstIndex(where: { $0.elementsEqual(prefix) }) else { return nil }
-        return index + 1
-    }
-
-    /// Reads the run of digits at `position`, moving past it: its value when it has a length in `lengths`, so that
-    /// what follows is the end of the token or a non-digit; nil otherwise. Reads at most one digit more than allowed,
-    /// so a long run cannot overflow.
-    private static func digits(_ token: [UInt8], at position: inout Int, lengths: ClosedRange<Int>) -> Int? {
-        let start = position
-        var value = 0
-        while position < token.count, position - start <= lengths.upperBound,
-            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(token[position])
-        {
-            value = value * 10 + Int(token[position] - UInt8(ascii: "0"))
-            position += 1
-        }
-        return lengths.contains(position - start) ? value : nil
-    }
-
-    /// Moves past a ":" at `position`; false when there is none.
-    private static func colon(_ token: [UInt8], at position: inout Int) -> Bool {
-        guard position < token.count, token[position] == UInt8(ascii: ":") else { return false }
-        position += 1
-        return true
-    }
-
-    /// The number of days of `month` (1-12) in `year` of the proleptic Gregorian calendar.
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2:
-            let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-            return leap ? 29 : 28
-        case 4, 6, 9, 11:
-            return 30
-        default:
-            return 31
-        }
-    }
-
-    /// Days from 1 January 1970 to the given date of the proleptic Gregorian calendar (Howard Hinnant's
-    /// `days_from_civil`, for years from 1601).
-    private static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
-        // Years start on 1 March, so that the leap day ends the year.
-        let marchYear = month <= 2 ? year - 1 : year
-        let era = marchYear / 400
-        let yearOfEra = marchYear - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

@@ -44,12 +44,12 @@ enum InjectionGuard {
     private static func looksInjected<Bytes: RandomAccessCollection<UInt8>>(bytes: Bytes) -> Bool where Bytes.Index == Int {
         var index = 0
         while index + 1 < bytes.count {
-            guard isWhitespace(bytes[index]), isWhitespace(bytes[index + 1]) else {
+            guard bytes[index].isHTTPWhitespace, bytes[index + 1].isHTTPWhitespace else {
                 index += 1
                 continue
             }
             var end = index + 2
-            while end < bytes.count, isWhitespace(bytes[end]) { end += 1 }
+            while end < bytes.count, bytes[end].isHTTPWhitespace { end += 1 }
             var tokenEnd = end
             while tokenEnd < bytes.count, isTokenByte(bytes[tokenEnd]) { tokenEnd += 1 }
             if tokenEnd > end, tokenEnd < bytes.count, bytes[tokenEnd] == UInt8(ascii: ":") { return true }
@@ -57,8 +57,6 @@ enum InjectionGuard {
         }
         return false
     }
-
-    private static func isWhitespace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 
     /// RFC 9110 `tchar`.
     private static func isTokenByte(_ byte: UInt8) -> Bool {

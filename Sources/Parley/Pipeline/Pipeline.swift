@@ -329,7 +329,7 @@ final class Pipeline: Sendable {
         let limiting = transport as? any HeadLimitingTransport
         return { request, body, url in
             let request = decompression?.prepare(request) ?? request
-            let url = Client.transportBaseURL(for: request, base: base, fallback: url)
+            let url = BaseURL.transportURL(for: request, base: base, fallback: url)
             try InjectionGuard.refuseInjected(request)
             let scope = CallScope.current
             if let scope { scope.sent?.record(request, baseURL: url, credentials: scope.credentials) }
@@ -375,7 +375,7 @@ final class Pipeline: Sendable {
     ) -> WholeHandler {
         { request, body, url, scope in
             let request = decompression?.prepare(request) ?? request
-            let url = Client.transportBaseURL(for: request, base: base, fallback: url)
+            let url = BaseURL.transportURL(for: request, base: base, fallback: url)
             try InjectionGuard.refuseInjected(request)
             scope.sent?.record(request, baseURL: url, credentials: scope.credentials)
             // Always set on this path: `execute` takes it only for a call that reads whole.

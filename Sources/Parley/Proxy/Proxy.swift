@@ -46,7 +46,7 @@ public struct Proxy: Sendable, Hashable, CustomStringConvertible {
     /// `user:password@` for credentials (percent-encoded), no scheme for `http`, port 1080 when none is given.
     /// `nil` for a URL that is not one (another scheme, no host, a bad port).
     public init?(url text: String) {
-        var text = String(text.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        var text = String(text.trimmingHTTPWhitespace())
         guard !text.isEmpty else { return nil }
         if !text.contains("://") { text = "http://" + text }
         guard let url = URL(string: text) else { return nil }

@@ -151,8 +151,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
         }
 
         static func isEventStream(_ response: HTTPResponse) -> Bool {
-            guard let type = response.headerFields[.contentType] else { return false }
-            return MediaType(type).matches(MediaType("text/event-stream"))
+            MediaType(of: response) == .eventStream
         }
     }
 }

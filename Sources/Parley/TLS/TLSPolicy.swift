@@ -73,7 +73,7 @@ public struct TLSPolicy: Sendable, Hashable {
 
     /// The pins of curl's `--pinned-pubkey` form: `sha256//BASE64[;sha256//BASE64…]`; `nil` when one is not of it.
     public static func pins(curlForm text: String) -> [String]? {
-        let parts = text.split(separator: ";").map { $0.trimmingSpaces() }
+        let parts = text.split(separator: ";").map { $0.trimmingHTTPWhitespace() }
         var pins: [String] = []
         for part in parts where !part.isEmpty {
             guard part.hasPrefix("sha256//") else { return nil }

@@ -52,7 +52,7 @@ extension MCPStreamableHTTPChannel {
                 opened.yield()
                 let code = streamed.response.status.code
                 if code == 405 || code == 404 { return }
-                if (200...299).contains(code), Self.mediaType(of: streamed.response) == "text/event-stream" {
+                if (200...299).contains(code), MediaType(of: streamed.response) == .eventStream {
                     var parser = ServerSentEventParser(maxEventSize: maxMessageSize, lastEventID: lastEventID)
                     defer { lastEventID = parser.lastEventID }
                     for try await chunk in streamed.body {

@@ -46,7 +46,7 @@ extension MCPStreamableHTTPChannel {
         if isInitialize { try recordSession(head) }
         guard !ids.isEmpty else { return nil }  // 202 Accepted for a notification or an answer; any body is not read
         let reply: JSONRPCReply
-        switch Self.mediaType(of: head) {
+        switch MediaType(head.headerFields[.contentType] ?? "").essence {
         case "application/json":
             reply = JSONRPCReply(
                 data: try await Self.collect(streamed.body, limit: maxMessageSize, truncating: false),
@@ -138,7 +138,7 @@ extension MCPStreamableHTTPChannel {
         fields.set("Last-Event-ID", lastEventID)
         let streamed = try await client.stream(Message(path: path, headers: fields, method: .get))
         let head = streamed.response
-        guard (200...299).contains(head.status.code), Self.mediaType(of: head) == "text/event-stream" else {
+        guard (200...299).contains(head.status.code), MediaType(of: head) == .eventStream else {
             var error = ParleyError(
                 .unacceptableStatus,
                 "The MCP server answered the GET resuming an event stream (Last-Event-ID) with HTTP \(head.status.code) "
@@ -193,13 +193,6 @@ extension MCPStreamableHTTPChannel {
             (1...64).contains(version.utf8.count), version.utf8.allSatisfy({ (0x21...0x7E).contains($0) })
         else { return }
         session.withLock { $0.protocolVersion = version }
-    }
-
-    /// The media type of the response, lowercased, without parameters; empty when there is none.
-    static func mediaType(of head: HTTPResponse) -> String {
-        let value = head.headerFields[.contentType] ?? ""
-        let type = value.split(separator: ";", maxSplits: 1).first ?? ""
-        return String(type.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed()).lowercased()
     }
 
     /// The body's bytes, at most `limit` of them: more fails with ``/Parley/ParleyError/Kind/bodyTooLarge``, unless

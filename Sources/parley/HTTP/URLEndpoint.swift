@@ -30,8 +30,7 @@ struct URLEndpoint: Endpoint {
         else {
             throw ValidationError("\(text) is not an absolute http:// or https:// URL.")
         }
-        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        let authority = url.port.map { "\(bracketed):\($0)" } ?? bracketed
+        let authority = RequestTarget.authority(host: host, port: url.port)
         guard let origin = URL(string: "\(scheme)://\(authority)") else {
             throw ValidationError("\(text) has a host that does not make a URL: \(authority).")
         }

@@ -116,7 +116,7 @@ public final class RequestCoalescingMiddleware: ClientMiddleware, Sendable {
                 return (response, responseBody)
             }
             // An event stream never ends: streamed to the first caller, never read whole to be shared.
-            if response.headerFields[.contentType]?.lowercased().hasPrefix("text/event-stream") == true {
+            if MediaType(of: response) == .eventStream {
                 finish(.notShared)
                 return (response, responseBody)
             }

@@ -82,7 +82,7 @@ private struct CompressedBytes: AsyncSequence, Sendable {
     let level: Int32
 
     func makeAsyncIterator() -> Iterator {
-        Iterator(source: source.makeAsyncIterator(), deflater: Deflater(gzip: gzip, level: level))
+        Iterator(source: source.makeAsyncIterator(), deflater: Deflater(format: gzip ? .gzip : .zlib, level: level))
     }
 
     struct Iterator: AsyncIteratorProtocol {
@@ -97,12 +97,18 @@ private struct CompressedBytes: AsyncSequence, Sendable {
             while !finished {
                 guard let chunk = try await source.next() else {
                     finished = true
-                    return ArraySlice(deflater.deflate([], finish: true))
+                    return ArraySlice(try Self.checked(deflater.deflate([], flush: .finish)))
                 }
-                let compressed = deflater.deflate(chunk, finish: false)
+                let compressed = try Self.checked(deflater.deflate(chunk, flush: .none))
                 if !compressed.isEmpty { return ArraySlice(compressed) }
             }
             return nil
+        }
+
+        /// `output`, unless zlib failed (it does not with a valid stream).
+        private static func checked(_ output: [UInt8]?) throws(ParleyError) -> [UInt8] {
+            guard let output else { throw ParleyError(.encoding, "zlib failed while compressing the request body.") }
+            return output
         }
     }
 }

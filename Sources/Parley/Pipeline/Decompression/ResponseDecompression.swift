@@ -61,7 +61,7 @@ public struct ResponseDecompression: Sendable {
     static func coding(of response: HTTPResponse) -> InflatingBody.Coding? {
         let names = response.headerFields[values: .contentEncoding]
             .flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingWhitespace().lowercased() }
+            .map { $0.trimmingHTTPWhitespace().lowercased() }
             .filter { !$0.isEmpty && $0 != "identity" }
         guard names.count == 1 else { return nil }
         switch names[0] {

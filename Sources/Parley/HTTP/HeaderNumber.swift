@@ -10,9 +10,7 @@ package enum HeaderNumber {
     /// sign, a fraction, an empty text). A value above `limit` is `limit`.
     package static func nonNegative(_ text: some StringProtocol, saturatingAt limit: Int = .max) -> Int? {
         let limit = max(0, limit)
-        var bytes = Substring(text).utf8[...]
-        while let first = bytes.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { bytes.removeFirst() }
-        while let last = bytes.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { bytes.removeLast() }
+        let bytes = Substring(text).utf8.trimmingHTTPWhitespace()
         guard !bytes.isEmpty else { return nil }
         var value = 0
         for byte in bytes {

@@ -1,3 +1,5 @@
+import HTTPTypes
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -11,7 +13,7 @@ struct BaseURL: Sendable {
     /// Percent-encoded path prefix without a trailing `/` (empty for the root).
     let path: String
     /// `scheme://authority`, without the path: the base URL a transport is given (see
-    /// ``Client/transportBaseURL(for:base:fallback:)``).
+    /// ``transportURL(for:base:fallback:)``).
     let origin: URL?
 
     /// The schemes of a base URL: `http`, `https`, and `http+unix`/`https+unix` (a Unix domain socket, its path
@@ -49,5 +51,17 @@ struct BaseURL: Sendable {
         while path.hasSuffix("/") { path.removeLast() }
         self.path = path
         self.origin = URL(string: scheme + "://" + self.authority)
+    }
+
+    /// The base URL handed to the transport with `request`: the request's own origin (scheme and authority, no
+    /// path), since its path is already absolute.
+    ///
+    /// Parley's transports read the request's scheme and authority. OpenAPI transports (swift-openapi-async-http-client,
+    /// swift-openapi-urlsession) build the URL as base URL + path and ignore them: given the client's base URL, a
+    /// path prefix would come twice, and a redirect to another origin would go back to the first.
+    static func transportURL(for request: HTTPRequest, base: BaseURL?, fallback: URL) -> URL {
+        guard let scheme = request.scheme, let authority = request.authority else { return fallback }
+        if let base, let origin = base.origin, base.scheme == scheme, base.authority == authority { return origin }
+        return URL(string: scheme + "://" + authority) ?? fallback
     }
 }

@@ -1,5 +1,6 @@
-/// Percent-encoding of UTF-8 text for the parts of a URL Parley writes.
-enum PercentEncoding {
+/// Percent-encoding of UTF-8 text for the parts of a URL Parley writes, and the one percent-decoder (RFC 3986,
+/// section 2.1).
+package enum PercentEncoding {
     /// Which bytes pass through unencoded.
     struct Allowed {
         let table: [Bool]
@@ -70,23 +71,43 @@ enum PercentEncoding {
     }
 
     /// Decodes `%XX` escapes; returns nil when an escape is malformed or the result is not UTF-8.
-    static func decode(_ text: Substring, plusAsSpace: Bool = false) -> String? {
+    package static func decode(_ text: Substring, plusAsSpace: Bool = false) -> String? {
+        decodedBytes(text, plusAsSpace: plusAsSpace).flatMap { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// The bytes `text` stands for, its `%XX` escapes decoded (and `+` read as a space with `plusAsSpace`). A malformed
+    /// escape (a `%` not followed by two hexadecimal digits) makes the result nil, or, `keepingMalformed`, stays as
+    /// written.
+    package static func decodedBytes(
+        _ text: Substring,
+        plusAsSpace: Bool = false,
+        keepingMalformed: Bool = false
+    ) -> [UInt8]? {
+        let utf8 = text.utf8
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
+        bytes.reserveCapacity(utf8.count)
+        var index = utf8.startIndex
+        while index < utf8.endIndex {
+            let byte = utf8[index]
+            index = utf8.index(after: index)
             if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                let high = index < utf8.endIndex ? hexValue(utf8[index]) : nil
+                let lowIndex = high == nil ? index : utf8.index(after: index)
+                if let high, lowIndex < utf8.endIndex, let low = hexValue(utf8[lowIndex]) {
+                    bytes.append(high << 4 | low)
+                    index = utf8.index(after: lowIndex)
+                } else if keepingMalformed {
+                    bytes.append(byte)
+                } else {
                     return nil
                 }
-                bytes.append(high << 4 | low)
             } else if plusAsSpace, byte == UInt8(ascii: "+") {
                 bytes.append(UInt8(ascii: " "))
             } else {
                 bytes.append(byte)
             }
         }
-        return String(validating: bytes, as: UTF8.self)
+        return bytes
     }
 
     private static func hexValue(_ byte: UInt8) -> UInt8? {
