@@ -167,13 +167,18 @@ print(nextRun.cookieHeader(for: baseURL) ?? "")   // session=abc123; theme=dark;
 
         @Test("coalescing after the credentials")
         func coalescing() async throws {
-            try await withDocServer { baseURL, _ in
+            // A server that numbers its answers and holds the first: without coalescing, two requests and two reports.
+            let report = { @Sendable (n: Int) in #"{"title": "Quarterly report", "pages": \#(n)}"# }
+            try await CountingServer.run(answer: report) { server in
+                let baseURL = server.baseURL
 let dashboard = Client(baseURL: baseURL, middlewares: [.apiKey("demo-key", header: "X-API-Key"), .coalescing()])
 async let left = dashboard.send(GetReport())
 async let right = dashboard.send(GetReport())   // waits for the first one's answer if it is still in flight
 let (a, b) = try await (left, right)
 print(a == b)   // true
                 #expect(a == b)
+                #expect(a.pages == 1)
+                #expect(server.count == 1)
             }
         }
 

@@ -189,13 +189,18 @@ print(first == second, outcomes)   // true ["miss", "hit"]
 
         @Test("identical requests in flight share one")
         func coalescing() async throws {
-            try await withDocServer { baseURL, _ in
+            // A server that numbers its answers and holds the first: without coalescing, two requests and two names.
+            let user = { @Sendable (n: Int) in #"{"id": 1, "name": "Ada (answer \#(n))", "email": "ada@example.com"}"# }
+            try await CountingServer.run(answer: user) { server in
+                let baseURL = server.baseURL
 let shared = Client(baseURL: baseURL, middlewares: [.coalescing()])
 async let first = shared.send(GetUser(id: 1))
 async let second = shared.send(GetUser(id: 1))   // no second request while the first is in flight
 let (one, two) = try await (first, second)
 print(one == two)   // true
                 #expect(one == two)
+                #expect(one.name == "Ada (answer 1)")
+                #expect(server.count == 1)
             }
         }
 

@@ -1,7 +1,11 @@
 import Foundation
+import Hummingbird
 import Logging
+import NIOCore
 import Parley
 import ParleyDemoServer
+import ParleyJSONRPC
+import ServiceLifecycle
 import Testing
 
 // What the `DocC…` suites of this target use around the articles' samples, never in them: scripts/check-docs fails
@@ -96,5 +100,122 @@ final class LogRecorder: Sendable {
             let record = Record(level: event.level, message: "\(event.message)", metadata: merged, error: event.error)
             recorder.stored.mutate { $0.append(record) }
         }
+    }
+}
+
+/// A server of a suite's own on 127.0.0.1 that counts the requests it receives, so that a check can tell one shared
+/// request from two, or one batch from two calls.
+///
+/// - `GET` of any path: the JSON that `answer` makes from the GET's number (1 for the first), so that two requests
+///   get different answers. The first GET is held until a second one arrives, or for `hold`: identical calls made
+///   together are in flight together, and a second request sent while the first is held is answered at once.
+/// - `POST /rpc`: a JSON-RPC router with `sum` and `subtract` (of an array of numbers), which answers batches.
+final class CountingServer: Sendable {
+    /// The server's address: `http://127.0.0.1:PORT`.
+    let baseURL: URL
+    private let hits: LockedBox<Int>
+    private let group: ServiceGroup
+    private let task: Task<Void, Never>
+
+    /// The requests received so far.
+    var count: Int { hits.value }
+
+    private init(baseURL: URL, hits: LockedBox<Int>, group: ServiceGroup, task: Task<Void, Never>) {
+        self.baseURL = baseURL
+        self.hits = hits
+        self.group = group
+        self.task = task
+    }
+
+    deinit { task.cancel() }
+
+    /// Runs `body` with a fresh server that answers its `n`-th GET with `answer(n)` (JSON).
+    static func run<T>(
+        hold: Duration = .seconds(1),
+        answer: @escaping @Sendable (Int) -> String = { _ in "{}" },
+        _ body: (CountingServer) async throws -> T
+    ) async throws -> T {
+        let server = try await start(hold: hold, answer: answer)
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
+    private static func start(hold: Duration, answer: @escaping @Sendable (Int) -> String) async throws -> CountingServer {
+        let hits = LockedBox(0)
+        let gets = LockedBox(0)
+        let (second, secondArrived) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        var rpc = JSONRPCRouter()
+        rpc.register("sum") { (numbers: [Int]) in numbers.reduce(0, +) }
+        rpc.register("subtract") { (numbers: [Int]) in numbers.dropFirst().reduce(numbers.first ?? 0, -) }
+        let router = Router()
+        router.post("rpc") { [rpc] request, _ -> Response in
+            hits.mutate { $0 += 1 }
+            let message = try await request.body.collect(upTo: 1 << 20)
+            let answer = await rpc.handle(Data(message.readableBytesView)) ?? Data()
+            var response = Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(bytes: answer)))
+            response.headers[.contentType] = "application/json"
+            return response
+        }
+        router.get("**") { _, _ -> Response in
+            hits.mutate { $0 += 1 }
+            let number = gets.mutate { count -> Int in
+                count += 1
+                return count
+            }
+            if number == 1 {
+                // Until a second request arrives, or `hold` ends.
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { for await _ in second { return } }
+                    group.addTask { try? await Task.sleep(for: hold) }
+                    await group.next()
+                    group.cancelAll()
+                }
+            } else {
+                secondArrived.yield()
+            }
+            var response = Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: answer(number))))
+            response.headers[.contentType] = "application/json"
+            return response
+        }
+        var logger = Logger(label: "parley.docc.counting-server")
+        logger.logLevel = .warning
+        let (listening, continuation) = AsyncThrowingStream<Int, any Error>.makeStream()
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in continuation.yield(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [app], logger: logger))
+        let task = Task<Void, Never> {
+            do {
+                try await group.run()
+                continuation.finish(throwing: CancellationError())
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        do {
+            for try await port in listening {
+                let baseURL = try #require(URL(string: "http://127.0.0.1:\(port)"))
+                return CountingServer(baseURL: baseURL, hits: hits, group: group, task: task)
+            }
+            throw CancellationError()
+        } catch {
+            task.cancel()
+            await task.value
+            throw error
+        }
+    }
+
+    private func stop() async {
+        await group.triggerGracefulShutdown()
+        await task.value
     }
 }

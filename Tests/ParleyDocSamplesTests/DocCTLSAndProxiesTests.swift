@@ -58,6 +58,26 @@ extension DocCTLSAndProxies {
         func insecure() async throws {
 let testServer = try AsyncHTTPClientTransport(tls: TLSPolicy(verifiesCertificates: false))   // curl's --insecure
 try await testServer.shutdown()
+            // The policy's HTTPClient configuration verifies no certificate (NIOSSL's `.none`)...
+            let policy = try AsyncHTTPClientTransport.configuration(tls: TLSPolicy(verifiesCertificates: false))
+            let verification = policy.tlsConfiguration?.certificateVerification
+            if case .some(.none) = verification {} else { Issue.record("the transport verifies certificates: \(String(describing: verification))") }
+            // ...so a transport made as the sample's connects to a server whose certificate no system root signed (nginx
+            // with the suite's own CA, when scripts/start-peers runs it), where a transport that verifies fails.
+            if let url = ProcessInfo.processInfo.environment["PARLEY_TLS_URL"].flatMap(URL.init(string:)) {
+                let sameAsTheSample = try AsyncHTTPClientTransport(tls: TLSPolicy(verifiesCertificates: false))
+                let unverified = Client(baseURL: url, transport: sameAsTheSample)
+                do {
+                    #expect(try await unverified.send(Greeting()) == #"{"protocol":"TLSv1.3"}"#)
+                } catch {
+                    Issue.record(error, "the transport that verifies nothing did not connect")
+                }
+                try await sameAsTheSample.shutdown()
+                let verifying = Client(baseURL: url, transport: AsyncHTTPClientTransport())
+                let refused = await #expect(throws: ParleyError.self) { try await verifying.send(Greeting()) }
+                #expect(refused?.kind == .transport)
+                try await verifying.shutdown()
+            }
         }
 
         @Test("pins in curl's form; a pinned transport; pins refused by a configuration")

@@ -58,12 +58,13 @@ enum DocCommentSamplesJSONRPC {
     }
 
     // Sources/ParleyJSONRPC/Nodes/JSONRPCBatchingChannel.swift
-    static func sampleBatchingChannel(client: Client) async throws {
+    static func sampleBatchingChannel(client: Client) async throws -> (Int, Int) {
         let batching = JSONRPCBatchingChannel(JSONRPCHTTPChannel(client: client, path: "/rpc"), window: .milliseconds(5))
         let rpc = JSONRPCClient(channel: batching)
         async let a = rpc.call(Sum(params: [1, 2]))
         async let b = rpc.call(Subtract(params: [42, 23]))
         print(try await a, try await b)      // one POST with a batch of two calls
+        return (try await a, try await b)
     }
 
     // Sources/ParleyJSONRPC/Nodes/JSONRPCFailoverChannel.swift
@@ -309,7 +310,23 @@ struct DocCommentSamplesJSONRPCTests {
             #expect(try data.get() == ["hello", 5])
             let seven = try await DocCommentSamplesJSONRPC.sampleBatch(rpc: JSONRPCClient(http: client, path: "/rpc"))
             #expect(seven == 7)
-            try await DocCommentSamplesJSONRPC.sampleBatchingChannel(client: client)
+        }
+    }
+
+    @Test("the batching channel's sample: two calls in one POST")
+    func batchingChannelSendsOnePOST() async throws {
+        // A server that counts the POSTs. The window is a time: a machine too busy to start the second call within 5 ms of the first sends two POSTs,
+        // so the sample runs until a run sends one (at most 20 runs). Without batching, every run sends two.
+        try await CountingServer.run { server in
+            let client = Client(baseURL: server.baseURL)
+            var posts: [Int] = []
+            while posts.count < 20, posts.last != 1 {
+                let before = server.count
+                let (sum, difference) = try await DocCommentSamplesJSONRPC.sampleBatchingChannel(client: client)
+                #expect(sum == 3 && difference == 19)
+                posts.append(server.count - before)
+            }
+            #expect(posts.last == 1, "POSTs of each run: \(posts)")
         }
     }
 
