@@ -91,28 +91,9 @@ struct MCPTargetOptions: ParsableArguments {
         return MCPEra(era)
     }
 
-    /// `--header` items as header fields, checked; a value is never repeated in a message (it may be a credential).
+    /// `--header` items as header fields, checked (``URLEndpoint/parseHeaders(_:)``, the one reader of `--header`).
     func headers() throws -> Headers {
-        var headers = Headers()
-        for item in headerItems {
-            guard let colon = item.firstIndex(of: ":") else {
-                // The value may be a credential: the message does not repeat it.
-                throw ValidationError("--header takes NAME:VALUE, such as 'Authorization: Bearer …'; one has no colon.")
-            }
-            let name = String(item[..<colon])
-            let value = item[item.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            var field = Headers()
-            field.append(name, value)
-            guard (try? field.httpFields()) != nil else {
-                let escaped = PrintableText.escaping(name)
-                throw ValidationError(
-                    "--header \(escaped): the name must be a token (letters, digits and !#$%&'*+-.^_`|~) and the value "
-                        + "may not hold control characters."
-                )
-            }
-            headers.append(name, value)
-        }
-        return headers
+        try URLEndpoint.parseHeaders(headerItems)
     }
 
     /// `--elicit` items by field name; the last of a name wins.

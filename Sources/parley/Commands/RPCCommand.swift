@@ -65,9 +65,20 @@ struct RPCCommand: AsyncParsableCommand {
     @Option(help: "Ask for progress as MCP (_meta.progressToken) or LSP (workDoneToken) does, and print it on standard error.")
     var progress: ProgressStyle?
 
+    @Option(
+        name: .customLong("header"),
+        help: ArgumentHelp(
+            "Send this header field with every request, such as 'Authorization: Bearer …' (repeatable; over HTTP as "
+                + "over --ws, where it goes with the upgrade request).",
+            valueName: "name:value"
+        )
+    )
+    var headerItems: [String] = []
+
     @OptionGroup var connection: ConnectionOptions
 
     func validate() throws {
+        _ = try URLEndpoint.parseHeaders(headerItems)
         if batch == nil, method == nil { throw ValidationError("Give a METHOD, or --batch FILE.") }
         if batch != nil, method != nil { throw ValidationError("Give either a METHOD or --batch FILE, not both.") }
         if notifications < 0 { throw ValidationError("--notifications must not be negative.") }
@@ -98,13 +109,18 @@ struct RPCCommand: AsyncParsableCommand {
             var channel: JSONRPCWebSocketChannel?
             let rpc: JSONRPCClient
             if overWebSocket {
-                let webSocket = try await JSONRPCWebSocketChannel.connect(to: url)
+                let webSocket = try await JSONRPCWebSocketChannel.connect(to: url, headers: URLEndpoint.parseHeaders(headerItems))
                 channel = webSocket
                 rpc = JSONRPCClient(channel: webSocket, cancellation: progress?.cancellation)
             } else {
                 // With --timeout, the call's total is the one limit on the wait for the answer's head.
                 let configuration = Client.Configuration(responseHeadTimeout: timeout == nil ? .seconds(60) : nil)
-                let client = Client(baseURL: endpoint, transport: try connection.transport(), configuration: configuration)
+                let client = Client(
+                    baseURL: endpoint,
+                    transport: try connection.transport(),
+                    headers: try URLEndpoint.parseHeaders(headerItems),
+                    configuration: configuration
+                )
                 http = client
                 rpc = JSONRPCClient(http: client, cancellation: progress?.cancellation)
             }

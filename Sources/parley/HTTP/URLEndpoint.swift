@@ -43,17 +43,24 @@ struct URLEndpoint: Endpoint {
         self.name = name
     }
 
-    /// Parses `--header 'Name: value'` options (httpie's `Name:value` works too).
+    /// Parses `--header 'Name: value'` options (httpie's `Name:value` works too): the one reader of `--header`.
+    /// A value is never repeated in an error message (it may be a credential); a name must be a token, and a value
+    /// may not hold control characters.
     static func parseHeaders(_ options: [String]) throws -> Headers {
         var headers = Headers()
         for option in options {
             guard let colon = option.firstIndex(of: ":") else {
-                throw ValidationError("The header \(String(reflecting: option)) has no colon; write it as 'Name: value'.")
+                throw ValidationError("--header takes NAME:VALUE, such as 'Authorization: Bearer …'; one has no colon.")
             }
             let name = option[..<colon].trimmingCharacters(in: .whitespaces)
             let value = option[option.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty else {
-                throw ValidationError("The header \(String(reflecting: option)) has no name; write it as 'Name: value'.")
+            var field = Headers()
+            field.append(name, value)
+            guard !name.isEmpty, (try? field.httpFields()) != nil else {
+                throw ValidationError(
+                    "--header \(PrintableText.escaping(name)): the name must be a token (letters, digits and "
+                        + "!#$%&'*+-.^_`|~) and the value may not hold control characters."
+                )
             }
             headers.append(name, value)
         }

@@ -52,6 +52,39 @@ struct RPCCommandTests {
     }
 
     @Test(
+        "--header goes with the call: a 2026-07-28 MCP server refuses server/discover without its header fields",
+        .enabled(if: MCP2CLIPeer.url("MODERN") != nil, "scripts/start-peers starts the MCP Python SDK 2.3 peers")
+    )
+    func header() async throws {
+        let url = try #require(MCP2CLIPeer.url("MODERN"))
+        let params = #"""
+            {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+             "io.modelcontextprotocol/clientCapabilities": {},
+             "io.modelcontextprotocol/clientInfo": {"name": "parley-rpc-test", "version": "1"}}}
+            """#
+        // What Streamable HTTP asks of every POST: both media types accepted, and the version and method.
+        let headers = [
+            "--header", "Accept: application/json, text/event-stream", "--header", "MCP-Protocol-Version: 2026-07-28",
+            "--header", "Mcp-Method:server/discover",
+        ]
+        let discovered = try await ParleyRun(["rpc", url, "server/discover", params] + headers)
+        #expect(discovered.status == 0, "\(discovered.error)")
+        let result = try JSONDecoder().decode(JSONValue.self, from: discovered.output)
+        #expect(result["supportedVersions"] == ["2026-07-28"], "\(result)")
+        // The same call without the version and method: the server reads no protocol version and refuses it.
+        let refused = try await ParleyRun(
+            ["rpc", url, "server/discover", params, "--header", "Accept: application/json, text/event-stream"]
+        )
+        #expect(refused.status != 0)
+        #expect(refused.error.contains("-32022"), "\(refused.error)")
+        // A malformed item is a usage error that does not repeat the value (it may be a credential).
+        let bad = try await ParleyRun(["rpc", url, "ping", "--header", "Authorization Bearer s3cret"])
+        #expect(bad.status == 64)
+        #expect(bad.error.contains("--header takes NAME:VALUE"), "\(bad.error)")
+        #expect(!bad.error.contains("s3cret"), "\(bad.error)")
+    }
+
+    @Test(
         "usage errors: a limit that is not a positive number, limits or progress with --batch or --notify",
         arguments: [
             ["--timeout", "0"], ["--idle-timeout", "-1"], ["--timeout", "nan"], ["--notify", "--timeout", "5"],
