@@ -90,19 +90,20 @@ struct MCPCallCommand: AsyncParsableCommand {
         let limits = JSONRPCCallLimits(total: target.total, idle: target.idle)
         try await MCPSessionRunner(options: target, url: target.split(words).url, callTimeout: true).run { mcp in
             let call = mcp.callTool(tool, arguments: arguments, limits: limits, progress: .mcp)
-            let printer = Task {
+            // The updates are printed beside the call, as a child of this task (they end when the call does).
+            async let printed: Void = {
                 for await update in call.progress where showProgress {
                     Terminal.writeError(PrintableText.escaping(RPCCommand.describe(update)) + "\n")
                 }
-            }
+            }()
             let result: MCPToolResult
             do {
                 result = try await call.value
             } catch {
-                await printer.value
+                await printed
                 throw error
             }
-            await printer.value
+            await printed
             if result.isError {
                 let text = result.text
                 MCPOutput.report(
