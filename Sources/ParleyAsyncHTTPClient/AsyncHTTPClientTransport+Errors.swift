@@ -22,7 +22,7 @@ extension AsyncHTTPClientTransport {
         // `headLimit` is set only when the head's deadline has passed (see `AsyncHTTPClientTransport.passed`).
         if let error = error as? ParleyError { return error }
         if let headLimit, !(error is CancellationError), (error as? HTTPClientError) != .cancelled {
-            // The deadline this transport set for the head (HeadLimitingTransport) has passed: the pipeline's head
+            // The deadline this transport set for the head (its PipelineTransport send) has passed: the pipeline's head
             // limit, whichever error the request failed with (the deadline's own, or the channel it closed).
             var expired = HeadDeadline.expired(headLimit)
             expired.underlying = error
@@ -143,6 +143,7 @@ extension AsyncHTTPClientTransport {
     /// it was written: AsyncHTTPClient's `HTTP1Connection.execute0` fails it with `ioOnClosedChannel` when the channel
     /// is inactive, and ``HTTP1ConnectionGuard`` with ``StaleConnection`` when the kernel knows the peer closed.
     static func isStaleConnection(_ error: any Error) -> Bool {
+        if let failure = error as? WholeResponseReader.Failure { return isStaleConnection(failure.underlying) }
         if let error = error as? ChannelError, case .ioOnClosedChannel = error { return true }
         return error is StaleConnection
     }

@@ -33,7 +33,8 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
     package let ownsClient: Bool
     /// Carries `https` connections when the transport's TLS policy pins public keys (``init(configuration:tls:)``).
     let pinnedRelay: PinnedTLSRelay?
-    /// The client's event loops as task executors, for reading a whole response on one (``read(_:limits:)``).
+    /// The client's event loops as task executors, for reading a whole response on one
+    /// (``readWhole(_:request:limits:headLimit:headDeadline:)``).
     let loopExecutors: EventLoopTaskExecutors
 
     /// A transport on an `HTTPClient` you own. ``shutdown()`` leaves it running.
@@ -120,8 +121,9 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         baseURL: URL,
         operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        try await route(request, body: body, baseURL: baseURL) { url, host in
-            try await execute(request, body: body, url: url, host: host, headLimit: nil)
+        let payload = try await Payload.of(body)
+        return try await route(request, body: body, baseURL: baseURL) { url, host in
+            try await execute(Outgoing(request, url: url, host: host, payload: payload), request: request, head: nil)
         }
     }
 
@@ -192,60 +194,29 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         return false
     }
 
-    /// ``send(_:body:baseURL:operationID:)``, with the wait for the response head bounded by `headLimit` through
-    /// AsyncHTTPClient's own deadline (which ends when the head arrives).
-    ///
-    /// - Parameters:
-    ///   - url: The URL AsyncHTTPClient is given.
-    ///   - host: The `Host` field to send, when `url` is not the server's (a pinned relay's socket).
+    /// Sends `outgoing` by AsyncHTTPClient's streaming API, the wait for its head bounded by `head` (its limit, and the
+    /// deadline that limit set when the request was handed over) through AsyncHTTPClient's own deadline, which ends
+    /// when the head arrives.
     private func execute(
-        _ request: HTTPRequest,
-        body: HTTPBody?,
-        url: String,
-        host: String?,
-        headLimit: Duration?
+        _ outgoing: Outgoing,
+        request: HTTPRequest,
+        head: (limit: Duration, deadline: NIODeadline)?
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        var outgoing = HTTPClientRequest(url: url)
-        outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
-        outgoing.headers = Self.headers(of: request, host: host)
+        let deadline = head?.deadline ?? .distantFuture
         var bodyProgress: RequestBodyProgress?
-        if let body {
-            switch body.length {
-            case .known(let count) where count <= Self.wholeRequestBodyLimit:
-                // A small body of known length goes out as one buffer with the head: no task pulling an async
-                // sequence chunk by chunk, no extra hops between the event loop and the caller's executor.
-                outgoing.body = .bytes(try await Self.collect(body, count: count))
-            case .known, .unknown:
-                bodyProgress = stream(body, into: &outgoing)
-            }
-        }
         let incoming: HTTPClientResponse
-        let deadline = headLimit.map { NIODeadline.now() + TimeAmount($0) } ?? .distantFuture
         do {
-            incoming = try await client.execute(outgoing, deadline: deadline)
-        } catch
-            where Self.isStaleConnection(error) && !Task.isCancelled && NIODeadline.now() < deadline
-            && (bodyProgress?.started != true || body?.iterationBehavior == .multiple)
-        {
-            // Not after a cancellation: cancelling a request closes its channel, which can also read as "I/O on
-            // closed channel", and a retry then would open a new connection for a call that is over (the fault
-            // suites saw it still open 5 s later).
-            // The pool handed out a kept-alive connection that the server had already closed while it was idle,
-            // and nothing of the request went out on it: sending it again, once, on a new connection is safe for
-            // any method. A streamed body that was started (into the void) is read again from the start if it can be.
-            if let body, bodyProgress?.started == true { bodyProgress = stream(body, into: &outgoing) }
-            do {
-                incoming = try await client.execute(outgoing, deadline: deadline)
-            } catch {
-                throw Self.translate(
-                    error,
-                    request: request,
-                    bodyProgress: bodyProgress,
-                    headLimit: Self.passed(deadline, headLimit)
-                )
+            incoming = try await Self.resendingOnStaleConnection(
+                before: deadline,
+                canResend: { bodyProgress?.started != true || outgoing.payload.canBeSentAgain }
+            ) { () async throws -> HTTPClientResponse in
+                let streaming: HTTPClientRequest
+                (streaming, bodyProgress) = outgoing.streaming(on: client.eventLoopGroup)
+                return try await client.execute(streaming, deadline: deadline)
             }
         } catch {
-            throw Self.translate(error, request: request, bodyProgress: bodyProgress, headLimit: Self.passed(deadline, headLimit))
+            let expired = NIODeadline.now() >= deadline ? head?.limit : nil
+            throw Self.translate(error, request: request, bodyProgress: bodyProgress, headLimit: expired)
         }
         let response = Self.response(status: incoming.status, headers: incoming.headers)
         if request.method == .head { return (response, nil) }
@@ -263,23 +234,23 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         return (response, responseBody)
     }
 
-    /// `headLimit` when `deadline`, the head's, has passed: whatever error the request then failed with (the deadline's
-    /// own, or the closed channel it left), the call failed because the head did not come in time.
-    private static func passed(_ deadline: NIODeadline, _ headLimit: Duration?) -> Duration? {
-        guard let headLimit, NIODeadline.now() >= deadline else { return nil }
-        return headLimit
-    }
-
-    /// Sets `body` as `outgoing`'s streamed body and returns what will track it.
-    private func stream(_ body: HTTPBody, into outgoing: inout HTTPClientRequest) -> RequestBodyProgress {
-        let progress = RequestBodyProgress()
-        let stream = RequestBodyStream(base: body, progress: progress, eventLoops: client.eventLoopGroup)
-        if case .known(let count) = body.length {
-            outgoing.body = .stream(stream, length: .known(count))
-        } else {
-            outgoing.body = .stream(stream, length: .unknown)
+    /// The one resend of a request lost on a stale connection: `attempt`, and once more when it failed because the pool
+    /// handed out a kept-alive connection that the server had already closed while it was idle, nothing of the request
+    /// written on it (``isStaleConnection(_:)``). Sending it again on a new connection is then safe for any method, as
+    /// long as the body can be sent again (`canResend`) and the head's `deadline` has not passed.
+    ///
+    /// Not after a cancellation: cancelling a request closes its channel, which can also read as "I/O on closed
+    /// channel", and a resend then would open a new connection for a call that is over.
+    static func resendingOnStaleConnection<Result>(
+        before deadline: NIODeadline = .distantFuture,
+        canResend: () -> Bool = { true },
+        _ attempt: () async throws -> Result
+    ) async throws -> Result {
+        do {
+            return try await attempt()
+        } catch  where isStaleConnection(error) && !Task.isCancelled && NIODeadline.now() < deadline && canResend() {
+            return try await attempt()
         }
-        return progress
     }
 
     /// The header lines AsyncHTTPClient sends for `request`, with `host` as its `Host` when given (a relayed request).
@@ -301,18 +272,6 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         }
         if !cookies.isEmpty { headers.add(name: "Cookie", value: cookies.joined(separator: "; ")) }
         return headers
-    }
-
-    /// A request body of known length `count` (at most ``wholeRequestBodyLimit``) in one buffer.
-    static func collect(_ body: HTTPBody, count: Int64) async throws(ParleyError) -> ByteBuffer {
-        var buffer = ByteBuffer()
-        buffer.reserveCapacity(Int(count))
-        do {
-            for try await chunk in body { buffer.writeBytes(chunk) }
-        } catch {
-            throw ParleyError.wrapping(error, as: .transport, "The request body could not be read: \(error)")
-        }
-        return buffer
     }
 
     /// The response head NIO parsed, as swift-http-types' (the names NIO validated are not validated again when they
@@ -360,25 +319,41 @@ extension TimeAmount {
     }
 }
 
-extension AsyncHTTPClientTransport: HeadLimitingTransport {
-    /// A request without a body, or with one short enough to go out whole with the head
-    /// (``wholeRequestBodyLimit``), is sent at once: AsyncHTTPClient's deadline, which runs from the start of the
-    /// request to the head, then bounds the same wait as the pipeline's own head clock.
-    package func boundsHead(of request: HTTPRequest, body: HTTPBody?) -> Bool {
-        guard let body else { return true }
-        if case .known(let count) = body.length { return count <= Self.wholeRequestBodyLimit }
-        return false
-    }
-
+extension AsyncHTTPClientTransport: PipelineTransport {
+    /// Sends the request for Parley's `Client`, the head bounded by ``/Parley/HeadDeadline``'s one clock: from now for a
+    /// request that goes out at once (no body, or one short enough to go with the head, ``wholeRequestBodyLimit``),
+    /// through AsyncHTTPClient's deadline or the whole reader's timer; from the body's last byte for a streamed one.
+    ///
+    /// A call that reads its body whole anyway (``/Parley/CallScope/whole``) has it read on the connection's event loop
+    /// (``readWhole(_:request:limits:headLimit:headDeadline:)``) unless its request body streams.
     package func send(
         _ request: HTTPRequest,
         body: HTTPBody?,
         baseURL: URL,
-        operationID: String,
-        headLimit: Duration
-    ) async throws -> (HTTPResponse, HTTPBody?) {
-        try await route(request, body: body, baseURL: baseURL) { url, host in
-            try await execute(request, body: body, url: url, host: host, headLimit: headLimit)
+        scope: CallScope
+    ) async throws -> (HTTPResponse, ResponseBody.Storage) {
+        let payload = try await Payload.of(body)
+        if case .stream = payload {
+            let operationID = scope.operationID
+            let send: @Sendable (HTTPRequest, HTTPBody?) async throws -> (HTTPResponse, HTTPBody?) = { request, body in
+                try await self.send(request, body: body, baseURL: baseURL, operationID: operationID)
+            }
+            let (response, responseBody) =
+                if let limit = scope.headTimeout {
+                    try await HeadDeadline(limit: limit).send(request, body: body, send)
+                } else {
+                    try await send(request, body)
+                }
+            return (response, .streaming(responseBody))
+        }
+        let head = scope.headTimeout.map { (limit: $0, deadline: NIODeadline.now() + TimeAmount($0)) }
+        return try await route(request, body: body, baseURL: baseURL) { url, host in
+            let outgoing = Outgoing(request, url: url, host: host, payload: payload)
+            if let limits = scope.whole {
+                return try await readWhole(outgoing, request: request, limits: limits, head: head)
+            }
+            let (response, responseBody) = try await execute(outgoing, request: request, head: head)
+            return (response, .streaming(responseBody))
         }
     }
 }

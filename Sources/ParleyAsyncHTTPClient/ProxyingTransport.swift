@@ -58,6 +58,17 @@ public struct ProxyingTransport: ShutdownTransport {
         baseURL: URL,
         operationID: String
     ) async throws -> (HTTPResponse, HTTPBody?) {
+        try await route(request, baseURL: baseURL) { transport in
+            try await transport.send(request, body: body, baseURL: baseURL, operationID: operationID)
+        }
+    }
+
+    /// `send` on the transport of the request's proxy (or the direct one), its failures told as the proxy's.
+    private func route<Result>(
+        _ request: HTTPRequest,
+        baseURL: URL,
+        send: (AsyncHTTPClientTransport) async throws -> Result
+    ) async throws -> Result {
         let target = RequestTarget.of(request, baseURL: baseURL)
         let proxy = settings.proxy(for: target)
         if let problem = settings.problem(for: target) {
@@ -70,11 +81,9 @@ public struct ProxyingTransport: ShutdownTransport {
                     + "authentication); the request was not sent rather than sent without them."
             )
         }
-        guard let proxy, let transport = proxied[proxy] else {
-            return try await direct.send(request, body: body, baseURL: baseURL, operationID: operationID)
-        }
+        guard let proxy, let transport = proxied[proxy] else { return try await send(direct) }
         do {
-            return try await transport.send(request, body: body, baseURL: baseURL, operationID: operationID)
+            return try await send(transport)
         } catch var error as ParleyError {
             switch error.underlying as? HTTPClientError {
             case .proxyAuthenticationRequired?:
@@ -116,6 +125,20 @@ public struct ProxyingTransport: ShutdownTransport {
             return .server(host: proxy.host, port: proxy.port, authorization: authorization)
         case .socks5:
             return .socksServer(host: proxy.host, port: proxy.port)
+        }
+    }
+}
+
+extension ProxyingTransport: PipelineTransport {
+    /// Sends the request for Parley's `Client` through its proxy, or direct, as ``AsyncHTTPClientTransport`` does.
+    package func send(
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        scope: CallScope
+    ) async throws -> (HTTPResponse, ResponseBody.Storage) {
+        try await route(request, baseURL: baseURL) { transport in
+            try await transport.send(request, body: body, baseURL: baseURL, scope: scope)
         }
     }
 }

@@ -40,11 +40,10 @@ extension Client {
         }
     }
 
-    /// Whether `endpoint`'s response is read whole before it is decoded: its decoder reads the whole body
-    /// (``WholeBodyDecoder``), or validators need it. The transport may then read it whole where it arrives.
+    /// Whether `endpoint`'s response is read whole before it is decoded: its decoder's type says it reads the whole body
+    /// (``ResponseDecoder/readsWholeBody``), or validators need it. The transport may then read it whole where it arrives.
     func readsWhole<E: Endpoint>(_ endpoint: E) -> Bool {
-        if let decoder = endpoint.decoder as? any WholeBodyDecoder, decoder.readsWholeBody { return true }
-        return !configuration.validators.isEmpty || !endpoint.validators.isEmpty
+        E.Decoder.readsWholeBody || !configuration.validators.isEmpty || !endpoint.validators.isEmpty
     }
 
     /// Checks the status code and content type against the endpoint's (or the client's) acceptable ones; an
@@ -60,7 +59,7 @@ extension Client {
             switch body {
             case .streaming(let body): excerpt = await Self.excerpt(of: body)
             case .buffered(let data): excerpt = data
-            case .tooLarge(let data, _): excerpt = data
+            case .failed(let data, _): excerpt = data
             }
             throw ParleyError(
                 .unacceptableStatus,

@@ -36,11 +36,9 @@ extension Client {
         let whole =
             readsWhole(endpoint)
             ? WholeResponseLimits(
-                head: nil,  // the pipeline's (per request)
                 body: bodyLimit,
                 maxBytes: configuration.maxResponseBodySize,
-                acceptable: endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes,
-                isIdempotent: endpoint.isIdempotent
+                acceptable: endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes
             ) : nil
         return try await pipeline.execute(endpoint, body: body, progress: progress, timeout: timeout, readingWhole: whole) {
             response,

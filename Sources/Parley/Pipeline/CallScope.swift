@@ -16,20 +16,21 @@ import HTTPTypes
 /// that changes a part for what runs below it (``RetryMiddleware``'s attempt, an auth middleware's credentials)
 /// binds a changed copy with ``with(_:_:)``. Outside a `Client` (a middleware in an OpenAPI-generated client) there
 /// is none until such a middleware binds one; every view then reads the defaults.
-struct CallScope: Sendable {
+package struct CallScope: Sendable {
     /// The endpoint's name, whether the call may be sent again, the attempt; `nil` outside a `Client` until a
     /// ``RetryMiddleware`` counts attempts.
-    var context: CallContext?
+    package var context: CallContext?
     /// The limit on each response head (``HeadDeadline``): the endpoint's timeout, else the client's head timeout.
-    var headTimeout: Duration?
+    package var headTimeout: Duration?
     /// How many requests have reached the request middlewares (stage 8); `nil` when the client has none.
     var requests: RequestCounter?
     /// What the client treats as secret (``SensitiveFields/current``).
     var sensitiveFields: SensitiveFields = .default
     /// The last request handed to the transport, for ``ParleyError/curlCommand``.
     var sent: SentRequest?
-    /// The limits of a response read whole (``Pipeline/wholeHandler``), when the call reads it whole.
-    var whole: WholeResponseLimits?
+    /// The limits of a response read whole, when the call reads it whole anyway (its decoder or validators do): a
+    /// ``PipelineTransport`` may then read it whole where its bytes arrive.
+    package var whole: WholeResponseLimits?
     /// The credentials the auth middlewares above added (``OriginBoundCredentials/current``).
     var credentials = OriginBoundCredentials()
     /// The client's decompression limits, `nil` when decompression is off (``ResponseDecompression/forTransport``).
@@ -39,7 +40,7 @@ struct CallScope: Sendable {
     var target: RequestTarget?
 
     /// The endpoint's name, handed to middlewares and the transport as `operationID`.
-    var operationID: String { context?.endpointName ?? "" }
+    package var operationID: String { context?.endpointName ?? "" }
 
     @TaskLocal static var current: CallScope?
 

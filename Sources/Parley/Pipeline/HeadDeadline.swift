@@ -7,16 +7,23 @@ package import OpenAPIRuntime
     package import Foundation
 #endif
 
-/// The wait for one response head, bounded by ``Client/Configuration/responseHeadTimeout``.
+/// The wait for one response head, bounded by ``Client/Configuration/responseHeadTimeout``: the one head clock of
+/// every transport (``PipelineTransport``).
 ///
-/// The clock starts once the request has been sent: at once without a body, else when the transport has taken the
-/// body's last byte (the end of the sequence, or as many bytes as its known length). An upload that takes longer than
-/// the limit is thus not cut off; a server that answers before reading the whole body stops the clock as well.
+/// The clock starts when the transport is handed the request: waiting for a free connection, connecting and the TLS
+/// handshake count, as they do for AsyncHTTPClient's `deadline` and URLSession's request timeout. For a request body
+/// that the transport streams (rather than sending it with the head), the clock starts instead when the transport has
+/// taken the body's last byte (the end of the sequence, or as many bytes as its known length): an upload that takes
+/// longer than the limit is thus not cut off. A server that answers before reading the whole body stops the clock.
 package struct HeadDeadline: Sendable {
     let limit: Duration
 
+    package init(limit: Duration) {
+        self.limit = limit
+    }
+
     /// `send(request, body)` with the head bounded; the returned body is not (``ByteStream`` bounds its gaps).
-    func send(
+    package func send(
         _ request: HTTPRequest,
         body: HTTPBody?,
         _ send: @escaping @Sendable (HTTPRequest, HTTPBody?) async throws -> (HTTPResponse, HTTPBody?)
@@ -47,23 +54,6 @@ package struct HeadDeadline: Sendable {
                 + "this slow, or set it to nil to wait without limit."
         )
     }
-}
-
-/// A transport that bounds the wait for a response head by itself (Parley's AsyncHTTPClient transport hands the limit
-/// to AsyncHTTPClient's own deadline), sparing the pipeline a timer task per request.
-package protocol HeadLimitingTransport: ClientTransport {
-    /// Whether this transport bounds the head of `request` itself: the request goes out at once (no body, or one
-    /// it sends whole with the head), so a clock started now measures the same as one started when it was sent.
-    func boundsHead(of request: HTTPRequest, body: HTTPBody?) -> Bool
-
-    /// Sends the request; fails with ``HeadDeadline/expired(_:)`` when the head has not arrived within `headLimit`.
-    func send(
-        _ request: HTTPRequest,
-        body: HTTPBody?,
-        baseURL: URL,
-        operationID: String,
-        headLimit: Duration
-    ) async throws -> (HTTPResponse, HTTPBody?)
 }
 
 /// Fires `sent` once the transport has taken all of a request body (a ``BodyWatcher``).

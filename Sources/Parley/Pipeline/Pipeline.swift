@@ -27,8 +27,10 @@ import OpenAPIRuntime
 ///    ``Client/Configuration/cache``, is counted, then passes the
 ///    client's request middlewares, where tracing lives (a ``TracingMiddleware`` listed among the call's middlewares
 ///    is moved here, ahead of the request middlewares, so that it opens a span per request);
-/// 9. **transport**: header checks, decompression negotiated, the response head awaited within
-///    ``Client/Configuration/responseHeadTimeout``, the body inflated on the way back;
+/// 9. **transport**: header checks, decompression negotiated, the request handed to the one ``PipelineTransport``
+///    (a plain `ClientTransport` adapted once), which awaits the response head within
+///    ``Client/Configuration/responseHeadTimeout`` (``HeadDeadline``) and hands up the body streamed, or read whole
+///    where it arrived when the call reads it whole anyway (``CallScope/whole``); the body inflated on the way back;
 /// 10. **consume**: the adapter's step (validation and decoding, or a stream) on the response;
 ///
 /// and one place, ``failure(_:request:)``, where every error leaves: cancellation classified first, the request attached.
@@ -36,14 +38,15 @@ import OpenAPIRuntime
 /// the chain (stage 10), or, for the request middlewares, before any request reached them.
 /// A class, shared by the copies of its client: each call captures one reference, not the whole configuration.
 final class Pipeline: Sendable {
-    /// A stage's view of what is below it: the `next` of a `ClientMiddleware`.
-    typealias Handler = @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
-    /// Stages 7 to 9 of a call whose response is read whole by the transport (``WholeResponseTransport``): the call's
-    /// scope is handed down, not bound as a task-local, since no middleware runs below.
-    typealias WholeHandler =
-        @Sendable (HTTPRequest, HTTPBody?, URL, CallScope) async throws -> (
-            HTTPResponse, ResponseBody.Storage
-        )
+    /// A stage's view of what is below it: the `next` of a `ClientMiddleware`, with the response body as the transport
+    /// handed it up (streamed, or read whole). Every call passes the same stages; the call's scope is bound around them
+    /// (``CallScope/current``).
+    typealias Handler = @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, ResponseBody.Storage)
+    /// What a `ClientMiddleware` (or the cache) sees below it.
+    typealias BodyHandler = @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    /// A stage that sees response bodies as streams: a middleware, the cache.
+    typealias StreamedStage =
+        @Sendable (HTTPRequest, HTTPBody?, URL, @escaping BodyHandler) async throws -> (HTTPResponse, HTTPBody?)
 
     let baseURL: URL
     let base: Result<BaseURL, ParleyError>
@@ -55,11 +58,6 @@ final class Pipeline: Sendable {
     let requestMiddlewares: [any ClientMiddleware]
     /// Stages 6 to 9, composed once.
     let handler: Handler
-    /// Stages 7 to 9 for responses read whole where they arrive, when nothing between the transport and the decoder
-    /// can observe the body (no middleware, no cache) and the transport can (``WholeResponseTransport``).
-    let wholeHandler: WholeHandler?
-    /// The transport of ``wholeHandler``, which says per request whether it can read the response whole.
-    let wholeTransport: (any WholeResponseTransport)?
     /// Whether a stage may change a request on its way to the transport (a middleware, the cookie jar).
     let recordsSentRequests: Bool
     /// What the client treats as secret (``SensitiveFields/current`` within its calls).
@@ -82,37 +80,24 @@ final class Pipeline: Sendable {
         recordsSentRequests = !middlewares.isEmpty || !requestMiddlewares.isEmpty || configuration.cookies != nil
         sensitiveFields = SensitiveFields.of(configuration)
         // Composed from the inside out: 9, 8, 7, 6.
-        var handler = Self.transportStage(transport, base: try? base.get(), decompression: configuration.decompression)
+        var handler = Self.transportStage(
+            adapted(transport),
+            base: try? base.get(),
+            decompression: configuration.decompression
+        )
         handler = Self.middlewareStage(self.requestMiddlewares, around: handler)
         handler = Self.countingStage(around: handler)
         // A credential added below the cache (by an auth request middleware) is one it cannot vary on: no cache then.
         if let cache = configuration.cache, !self.requestMiddlewares.contains(where: { $0 is any CredentialMiddleware }) {
             // Per hop, under the cookies: a stored answer is per URL, and per user (its Cookie and Authorization).
-            let below = handler
-            handler = { request, body, url in try await cache.handle(request, body: body, baseURL: url, next: below) }
+            handler = Self.streamedStage(around: handler) { request, body, url, next in
+                try await cache.handle(request, body: body, baseURL: url, next: next)
+            }
         }
         if let jar = configuration.cookies { handler = Self.cookieStage(jar, around: handler) }
-        let redirects = RedirectFollower(policy: configuration.redirects)
-        handler = Self.redirectStage(redirects, around: handler)
+        handler = Self.redirectStage(RedirectFollower(policy: configuration.redirects), around: handler)
         handler = Self.middlewareStage(self.middlewares, around: handler)
         self.handler = handler
-        // The fast path: the same stages 7 to 9 for a body that nothing but the decoder reads.
-        if let whole = transport as? any WholeResponseTransport, middlewares.isEmpty, requestMiddlewares.isEmpty,
-            configuration.cache == nil
-        {
-            var wholeHandler = Self.wholeTransportStage(whole, base: try? base.get(), decompression: configuration.decompression)
-            if let jar = configuration.cookies { wholeHandler = Self.cookieStage(jar, around: wholeHandler) }
-            let below = wholeHandler
-            self.wholeHandler = { request, body, url, scope in
-                try await redirects.send(request, body: body, baseURL: url, drain: { _ in }) { request, body, url in
-                    try await below(request, body, url, scope)
-                }
-            }
-            wholeTransport = whole
-        } else {
-            wholeHandler = nil
-            wholeTransport = nil
-        }
     }
 
     /// Tracing is per request (stage 8), wherever it is listed: the first ``TracingMiddleware`` of either list goes
@@ -136,7 +121,7 @@ final class Pipeline: Sendable {
     ///   - progress: told of the request body's bytes as the transport takes them.
     ///   - timeout: the call's limit over every stage, `consume` included; `nil` for none.
     ///   - whole: set when `consume` reads the whole body anyway: the transport may then read it whole where it
-    ///     arrives, within these limits (``wholeHandler``), and `consume` gets it buffered.
+    ///     arrives, within these limits (``CallScope/whole``), and `consume` gets it buffered.
     ///   - consume: the adapter's step on the response; a streamed body holds the call's slot until read or dropped.
     func execute<E: Endpoint, Value: Sendable>(
         _ endpoint: E,
@@ -179,12 +164,8 @@ final class Pipeline: Sendable {
             let response: HTTPResponse
             var storage: ResponseBody.Storage
             do {
-                if whole != nil, let wholeHandler, let wholeTransport, wholeTransport.boundsHead(of: request, body: body) {
-                    (response, storage) = try await wholeHandler(request, body, baseURL, scope)
-                } else {
-                    let responseBody: HTTPBody?
-                    (response, responseBody) = try await sendThroughStages(request, body: body, endpoint: endpoint, scope: scope)
-                    storage = .streaming(responseBody)
+                (response, storage) = try await CallScope.$current.withValue(scope) {
+                    try await handler(request, body, baseURL)
                 }
             } catch {
                 permit?.release()
@@ -233,16 +214,6 @@ final class Pipeline: Sendable {
         return Self.failure(error, request: target, sent: last, baseURL: baseURL, sensitiveFields: sensitiveFields)
     }
 
-    /// Stages 5 to 9 for one built request.
-    private func sendThroughStages<E: Endpoint>(
-        _ request: HTTPRequest,
-        body: HTTPBody?,
-        endpoint: E,
-        scope: CallScope
-    ) async throws -> (HTTPResponse, HTTPBody?) {
-        try await CallScope.$current.withValue(scope) { try await handler(request, body, baseURL) }
-    }
-
     // MARK: - Stages 6 to 9
 
     /// Stage 6 (and the request middlewares of 8): `middlewares` around `next`, outermost first. A middleware's own
@@ -250,15 +221,14 @@ final class Pipeline: Sendable {
     private static func middlewareStage(_ middlewares: [any ClientMiddleware], around next: @escaping Handler) -> Handler {
         var handler = next
         for middleware in middlewares.reversed() {
-            let downstream = handler
-            handler = { request, body, url in
+            handler = streamedStage(around: handler) { request, body, url, next in
                 do {
                     return try await middleware.intercept(
                         request,
                         body: body,
                         baseURL: url,
                         operationID: CallScope.current?.operationID ?? "",
-                        next: downstream
+                        next: next
                     )
                 } catch {
                     throw ParleyError.wrapping(error, as: .middleware, "The middleware \(type(of: middleware)) failed: \(error)")
@@ -268,13 +238,36 @@ final class Pipeline: Sendable {
         return handler
     }
 
+    /// A stage that sees the response body as a stream (a middleware, the cache) around `next`: a body read whole is
+    /// handed to it as a stream of its bytes, and when the stage hands that same stream back (it did not replace the
+    /// body), the call keeps the body as it was read.
+    private static func streamedStage(
+        around next: @escaping Handler,
+        _ stage: @escaping StreamedStage
+    ) -> Handler {
+        { request, body, url in
+            let below = StorageBelow()
+            let (response, responseBody) = try await stage(request, body, url) { request, body, url in
+                let (response, storage) = try await next(request, body, url)
+                return (response, below.record(storage))
+            }
+            return (response, below.storage(of: responseBody))
+        }
+    }
+
     /// Stage 7: redirects followed under the middlewares, so that each middleware sees the call once.
     private static func redirectStage(_ redirects: RedirectFollower, around next: @escaping Handler) -> Handler {
         { request, body, url in
-            try await redirects.send(request, body: body, baseURL: url, drain: UnusedBody.drain) { request, body, url in
+            try await redirects.send(request, body: body, baseURL: url, drain: drain) { request, body, url in
                 try await next(request, body, url)
             }
         }
+    }
+
+    /// Drops a redirect's response body: a streamed one is read a little, so that its connection can be reused; one read
+    /// whole is simply let go.
+    private static func drain(_ storage: ResponseBody.Storage) async {
+        if case .streaming(let body) = storage { await UnusedBody.drain(body) }
     }
 
     /// Stage 8, first: the cookies of the jar that belong to the request's URL added to it, the ones its response sets
@@ -285,29 +278,22 @@ final class Pipeline: Sendable {
         }
     }
 
-    /// ``cookieStage(_:around:)`` for a response read whole.
-    private static func cookieStage(_ jar: CookieJar, around next: @escaping WholeHandler) -> WholeHandler {
-        { request, body, url, scope in
-            try await withCookies(of: jar, request, url) { request in try await next(request, body, url, scope) }
-        }
-    }
-
     /// `send(request)` with the jar's cookies for its URL added, the ones its response sets stored.
-    private static func withCookies<Payload>(
+    private static func withCookies(
         of jar: CookieJar,
         _ request: HTTPRequest,
         _ url: URL,
-        send: (HTTPRequest) async throws -> (HTTPResponse, Payload)
-    ) async throws -> (HTTPResponse, Payload) {
+        send: (HTTPRequest) async throws -> (HTTPResponse, ResponseBody.Storage)
+    ) async throws -> (HTTPResponse, ResponseBody.Storage) {
         let target = RequestTarget.of(request, baseURL: url)
         var request = request
         if let cookies = jar.cookieHeader(for: target) {
             let own = request.headerFields[values: .cookie]
             request.headerFields[.cookie] = (own + [cookies]).joined(separator: "; ")
         }
-        let (response, payload) = try await send(request)
+        let (response, storage) = try await send(request)
         jar.store(response.headerFields[values: .setCookie], from: target)
-        return (response, payload)
+        return (response, storage)
     }
 
     /// Stage 8: each request handed down counted (``CallScope/requests``), for the request middlewares.
@@ -318,82 +304,59 @@ final class Pipeline: Sendable {
         }
     }
 
-    /// Stage 9: the request checked and handed to `transport` with its origin as base URL, the head awaited within the
-    /// call's head limit (by the transport itself when it can, else by a ``HeadDeadline``), the body inflated.
+    /// Stage 9: the request checked and handed to `transport` with its origin as base URL and the call's scope (which
+    /// says how long the head may take, and whether the body may be read whole), the body inflated on the way back.
     private static func transportStage(
-        _ transport: any ClientTransport,
+        _ transport: any PipelineTransport,
         base: BaseURL?,
         decompression: ResponseDecompression?
     ) -> Handler {
-        // A transport that bounds the head itself spares a timer task per request (``HeadLimitingTransport``).
-        let limiting = transport as? any HeadLimitingTransport
-        return { request, body, url in
+        { request, body, url in
             let request = decompression?.prepare(request) ?? request
             let url = BaseURL.transportURL(for: request, base: base, fallback: url)
             try InjectionGuard.refuseInjected(request)
-            let scope = CallScope.current
-            if let scope { scope.sent?.record(request, baseURL: url, credentials: scope.credentials) }
-            let operationID = scope?.operationID ?? ""
+            let scope = CallScope.current ?? CallScope()
+            scope.sent?.record(request, baseURL: url, credentials: scope.credentials)
             let response: HTTPResponse
-            let responseBody: HTTPBody?
+            let storage: ResponseBody.Storage
             do {
-                if let limit = scope?.headTimeout, let limiting, limiting.boundsHead(of: request, body: body) {
-                    (response, responseBody) = try await limiting.send(
-                        request,
-                        body: body,
-                        baseURL: url,
-                        operationID: operationID,
-                        headLimit: limit
-                    )
-                } else if let limit = scope?.headTimeout {
-                    (response, responseBody) = try await HeadDeadline(limit: limit).send(request, body: body) { request, body in
-                        try await transport.send(request, body: body, baseURL: url, operationID: operationID)
-                    }
-                } else {
-                    (response, responseBody) = try await transport.send(
-                        request,
-                        body: body,
-                        baseURL: url,
-                        operationID: operationID
-                    )
-                }
+                (response, storage) = try await transport.send(request, body: body, baseURL: url, scope: scope)
             } catch {
                 throw transportFailure(error, request: request)
             }
-            guard let decompression else { return (response, responseBody) }
-            return try decompression.decode(response, body: responseBody)
+            guard let decompression else { return (response, storage) }
+            switch storage {
+            case .streaming(let body):
+                let (decoded, inflating) = try decompression.decode(response, body: body)
+                return (decoded, .streaming(inflating))
+            case .buffered(let data) where !data.isEmpty && ResponseDecompression.coding(of: response) != nil:
+                // Read whole, still compressed: inflated as the decoder reads it, within the same limits.
+                let (decoded, inflating) = try decompression.decode(response, body: HTTPBody(data))
+                return (decoded, .streaming(inflating))
+            case .buffered, .failed:
+                return (response, storage)
+            }
         }
     }
+}
 
-    /// Stage 9 for a response read whole (``WholeResponseTransport``): the same checks and limits as
-    /// ``transportStage(_:base:decompression:)``, the head and the body bounded by the transport where the bytes arrive.
-    /// A compressed body is inflated as the decoder reads it, by the same ``ResponseDecompression``.
-    private static func wholeTransportStage(
-        _ transport: any WholeResponseTransport,
-        base: BaseURL?,
-        decompression: ResponseDecompression?
-    ) -> WholeHandler {
-        { request, body, url, scope in
-            let request = decompression?.prepare(request) ?? request
-            let url = BaseURL.transportURL(for: request, base: base, fallback: url)
-            try InjectionGuard.refuseInjected(request)
-            scope.sent?.record(request, baseURL: url, credentials: scope.credentials)
-            // Always set on this path: `execute` takes it only for a call that reads whole.
-            guard var limits = scope.whole else { throw ParleyError(.invalidRequest, "No limits for a whole response.") }
-            limits.head = scope.headTimeout
-            let response: HTTPResponse
-            let whole: WholeBody
-            do {
-                (response, whole) = try await transport.sendReadingWhole(request, body: body, baseURL: url, limits: limits)
-            } catch {
-                throw transportFailure(error, request: request)
-            }
-            let storage = ResponseBody.Storage(whole, maxBytes: limits.maxBytes)
-            guard let decompression, case .buffered(let data) = storage, !data.isEmpty,
-                ResponseDecompression.coding(of: response) != nil
-            else { return (response, storage) }
-            let (decoded, inflating) = try decompression.decode(response, body: HTTPBody(data))
-            return (decoded, .streaming(inflating))
-        }
+/// The storage a stage that sees bodies as streams (``Pipeline/streamedStage(around:_:)``) was handed from below, so
+/// that the body read whole comes back as it was when the stage hands back the same stream.
+private final class StorageBelow: Sendable {
+    private let state = LockedState<(body: HTTPBody?, storage: ResponseBody.Storage)?>(nil)
+
+    /// `storage` as a stream, remembered when it was not one.
+    func record(_ storage: ResponseBody.Storage) -> HTTPBody? {
+        if case .streaming(let body) = storage { return body }
+        let body = storage.body
+        state.withLock { $0 = (body, storage) }
+        return body
+    }
+
+    /// What the stage handed back, as storage: the storage from below when it is that body (or no body for an empty
+    /// one), else the stream.
+    func storage(of body: HTTPBody?) -> ResponseBody.Storage {
+        if let recorded = state.withLock({ $0 }), recorded.body === body { return recorded.storage }
+        return .streaming(body)
     }
 }

@@ -120,18 +120,22 @@ struct InvalidUTF8Error: Error, CustomStringConvertible {
     }
 }
 
-extension JSONResponseDecoder: WholeBodyDecoder {
-    package var readsWholeBody: Bool { true }
+extension JSONResponseDecoder {
+    /// `true`: the body is read whole before it is decoded.
+    public static var readsWholeBody: Bool { true }
 }
 
-extension StringResponseDecoder: WholeBodyDecoder {
-    package var readsWholeBody: Bool { true }
+extension StringResponseDecoder {
+    /// `true`: the body is read whole before it is decoded.
+    public static var readsWholeBody: Bool { true }
 }
 
-extension DataResponseDecoder: WholeBodyDecoder {
-    package var readsWholeBody: Bool { true }
+extension DataResponseDecoder {
+    /// `true`: the body is read whole before it is decoded.
+    public static var readsWholeBody: Bool { true }
 }
 
-extension OptionalResponseDecoder: WholeBodyDecoder {
-    package var readsWholeBody: Bool { true }
+extension OptionalResponseDecoder {
+    /// `true`: the body is read whole before it is decoded.
+    public static var readsWholeBody: Bool { true }
 }

@@ -131,7 +131,7 @@ struct UnsupportedResponseType: Error, CustomStringConvertible {
     }
 }
 
-extension DefaultResponseDecoder: WholeBodyDecoder {
-    /// Every response type but `Void` is read whole.
-    package var readsWholeBody: Bool { Value.self != Void.self }
+extension DefaultResponseDecoder {
+    /// Every response type but `Void` (whose body is dropped unread) is read whole.
+    public static var readsWholeBody: Bool { Value.self != Void.self }
 }

@@ -10,28 +10,22 @@ public import OpenAPIRuntime
 /// A response handed to a ``ResponseDecoder``: the head, the body (streamed or already buffered) and the
 /// client's decoding settings.
 public struct ResponseBody: Sendable {
-    enum Storage: Sendable {
+    /// The body as a transport hands it up (``PipelineTransport``): streamed, or read whole where it arrived.
+    package enum Storage: Sendable {
         case buffered(Data)
         case streaming(HTTPBody?)
-        /// A body the transport stopped reading past ``ResponseBody/maxBytes``: its first bytes, for an error's
-        /// excerpt, and the error reading it fails with, as reading a streamed one that large would.
-        case tooLarge(excerpt: Data, error: ParleyError)
+        /// A body read whole whose reading failed after the head (it grew past ``ResponseBody/maxBytes``, came too
+        /// slowly, or its connection broke): its first bytes (at most ``ParleyError/excerptLimit``), for an error's
+        /// excerpt, and the error reading it fails with, as reading a streamed one would.
+        case failed(excerpt: Data, error: ParleyError)
 
-        /// The storage of a body read whole by the transport, at most `maxBytes` long.
-        init(_ whole: WholeBody, maxBytes: Int) {
-            switch whole {
-            case .complete(let data): self = .buffered(data)
-            case .tooLarge(let excerpt, let declared):
-                self = .tooLarge(excerpt: excerpt, error: ResponseBody.tooLarge(maxBytes, declared: declared))
-            }
-        }
-
-        /// The body as a stream (a body too large fails when read).
+        /// The body as a stream: a body whose reading failed yields its excerpt, then fails.
         var body: HTTPBody? {
             switch self {
             case .buffered(let data): data.isEmpty ? nil : HTTPBody(data)
             case .streaming(let body): body
-            case .tooLarge(_, let error): HTTPBody(FailingBody(error: error), length: .unknown, iterationBehavior: .single)
+            case .failed(let excerpt, let error):
+                HTTPBody(FailingBody(excerpt: excerpt, error: error), length: .unknown, iterationBehavior: .single)
             }
         }
     }
@@ -65,7 +59,7 @@ public struct ResponseBody: Sendable {
             return data
         case .streaming(let body):
             return try await Self.collect(body, head: head, maxBytes: maxBytes)
-        case .tooLarge(_, let error):
+        case .failed(_, let error):
             throw error
         }
     }
@@ -110,7 +104,7 @@ public struct ResponseBody: Sendable {
         }
     }
 
-    static func tooLarge(_ maxBytes: Int, declared: Int64?) -> ParleyError {
+    package static func tooLarge(_ maxBytes: Int, declared: Int64?) -> ParleyError {
         let declaredText = declared.map { "declares \($0) bytes (Content-Length)" } ?? "grew past the limit while reading"
         return ParleyError(
             .bodyTooLarge,
@@ -120,15 +114,20 @@ public struct ResponseBody: Sendable {
     }
 }
 
-/// A body whose reading fails at once with `error` (a body Parley stopped reading: ``ResponseBody/Storage/tooLarge(excerpt:declared:)``).
+/// A body Parley stopped reading (``ResponseBody/Storage/failed(excerpt:error:)``): its excerpt, then `error`.
 struct FailingBody: AsyncSequence, Sendable {
     typealias Element = ArraySlice<UInt8>
+    let excerpt: Data
     let error: ParleyError
 
     struct AsyncIterator: AsyncIteratorProtocol {
+        var excerpt: Data?
         let error: ParleyError
-        func next() async throws -> ArraySlice<UInt8>? { throw error }
+        mutating func next() async throws -> ArraySlice<UInt8>? {
+            guard let bytes = excerpt.take(), !bytes.isEmpty else { throw error }
+            return ArraySlice(bytes)
+        }
     }
 
-    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(error: error) }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(excerpt: excerpt, error: error) }
 }

@@ -17,12 +17,14 @@ public protocol ResponseDecoder<Value>: Sendable {
     associatedtype Value: Sendable
     /// Decodes the response.
     func decode(_ response: ResponseBody) async throws -> Value
+
+    /// Whether this decoder always reads the whole body (``ResponseBody/data()``) before it decodes. The client's
+    /// transport may then read the body whole where its bytes arrive, within the client's limits, and hand it over at
+    /// once instead of as a stream (the default, `false`, streams it). Parley's buffering decoders say `true`.
+    static var readsWholeBody: Bool { get }
 }
 
-/// A decoder that reads the whole body before it decodes (``ResponseBody/data()``): the client's transport may then read
-/// it whole where its bytes arrive (``WholeResponseTransport``) instead of streaming it to the decoder. Parley's own
-/// buffering decoders are; a decoder of yours is streamed to, as it may want (it may read the body whole too).
-package protocol WholeBodyDecoder: ResponseDecoder {
-    /// Whether this decoder reads the whole body (`DefaultResponseDecoder<Void>` drops it unread).
-    var readsWholeBody: Bool { get }
+extension ResponseDecoder {
+    /// `false`: a decoder of yours is handed the body as it arrives (``ResponseBody/stream()``), as it may want.
+    public static var readsWholeBody: Bool { false }
 }
