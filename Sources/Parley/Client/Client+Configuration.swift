@@ -41,8 +41,10 @@ extension Client {
         /// read or dropped); further calls wait for a slot, in order, and can be cancelled while they wait.
         /// `nil` (the default) for no limit.
         public var maxConcurrentRequests: Int?
-        /// The longest wait for a response head, counted from when the request (with its whole body) has been
-        /// handed to the transport; once it has passed the call fails with ``ParleyError/Kind/timeout``. It
+        /// The longest wait for a response head, counted from when the request has been handed to the transport (a
+        /// wait for a free connection, connecting and the TLS handshake count; for a request body the transport
+        /// streams, from when it has taken the body's last byte); once it has passed the call fails with
+        /// ``ParleyError/Kind/timeout``. It
         /// applies to each request sent, including every redirect hop and retry. A server that sends its head one
         /// byte at a time keeps the transport's idle timeouts from ever firing, but not this. An endpoint that sets
         /// its own ``Endpoint/timeout`` (a long poll, a slow report) waits for its head up to that instead.

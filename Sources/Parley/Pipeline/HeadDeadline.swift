@@ -2,9 +2,9 @@ package import HTTPTypes
 package import OpenAPIRuntime
 
 #if canImport(FoundationEssentials)
-    package import FoundationEssentials
+    import FoundationEssentials
 #else
-    package import Foundation
+    import Foundation
 #endif
 
 /// The wait for one response head, bounded by ``Client/Configuration/responseHeadTimeout``: the one head clock of
@@ -49,9 +49,10 @@ package struct HeadDeadline: Sendable {
     package static func expired(_ limit: Duration) -> ParleyError {
         ParleyError(
             .timeout,
-            "The server did not send the whole response head within \(limit) of receiving the request "
-                + "(Client.Configuration.responseHeadTimeout); raise it if the server is legitimately "
-                + "this slow, or set it to nil to wait without limit."
+            "The whole response head did not arrive within \(limit) of the request being handed to the transport "
+                + "(Client.Configuration.responseHeadTimeout; waiting for a connection, connecting and the TLS "
+                + "handshake count); raise it if the server is legitimately this slow, or set it to nil to wait "
+                + "without limit."
         )
     }
 }
