@@ -16,6 +16,8 @@ enum TLSPeer {
     static let clientOnlyURL = environment["PARLEY_TLS_CLIENTONLY_URL"].flatMap(URL.init(string:))
     /// An attacker's self-signed certificate, followed by the suite's CA certificate.
     static let forgedURL = environment["PARLEY_TLS_FORGED_URL"].flatMap(URL.init(string:))
+    /// The same server certificate over HTTP/2 (ALPN h2), answering its protocol.
+    static let h2URL = environment["PARLEY_TLS_H2_URL"].flatMap(URL.init(string:))
     static let folder = environment["PARLEY_TLS_DIR"]
     /// The pins (curl's `sha256//` form without the prefix) that `scripts/start-peers` computed with openssl.
     static let leafPin = environment["PARLEY_TLS_LEAF_PIN"]
