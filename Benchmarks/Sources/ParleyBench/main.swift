@@ -47,6 +47,9 @@ var configuration = AsyncHTTPClientTransport.defaultConfiguration
 configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
 let httpClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
 let transport = AsyncHTTPClientTransport(client: httpClient)
+// The baselines' own client, of the same configuration: neither side inherits the other's pool (its connections, their
+// event loops, a connection still closing).
+let baselineClient = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
 // The default client configuration, as a user gets it (no overall timeout: the transport's idle timeouts apply).
 let parley = Client(baseURL: baseURL, transport: transport)
 let parleyChain = Client(baseURL: baseURL, transport: transport, middlewares: (0..<5).map { _ in NoOp() })
@@ -97,14 +100,14 @@ let comparisons: [Comparison] =
         Comparison(
             name: "get-c1-vs-ahc",
             parley: parleyGet,
-            baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(httpClient, url: objectURL) },
+            baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(baselineClient, url: objectURL) },
             requests: 1_000 * scale,
             concurrency: 1
         ),
         Comparison(
             name: "get-c64-vs-ahc",
             parley: parleyGet,
-            baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(httpClient, url: objectURL) },
+            baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(baselineClient, url: objectURL) },
             requests: 4_000 * scale,
             concurrency: 64
         ),
@@ -118,7 +121,7 @@ let comparisons: [Comparison] =
         Comparison(
             name: "post-c64-vs-ahc",
             parley: Side(name: "Parley") { _ = try await parley.send(PostOrder()) },
-            baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.post(httpClient, url: objectURL) },
+            baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.post(baselineClient, url: objectURL) },
             requests: 4_000 * scale,
             concurrency: 64
         ),
@@ -130,7 +133,7 @@ let comparisons: [Comparison] =
                 for try await chunk in body! { data.append(contentsOf: chunk) }
                 _ = try JSONDecoder().decode(Item.self, from: data)
             },
-            baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(httpClient, url: objectURL) },
+            baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(baselineClient, url: objectURL) },
             requests: 4_000 * scale,
             concurrency: 64
         ),
@@ -138,7 +141,7 @@ let comparisons: [Comparison] =
             name: "rpc-call-vs-ahc",
             parley: Side(name: "Parley JSON-RPC call") { _ = try await rpcClient.call(SumCall(params: [1, 2, 4])) },
             baseline: Side(name: "AsyncHTTPClient POST + Codable") {
-                _ = try await RawRPC.call(httpClient, url: rpcURL, id: Int.random(in: 1...1_000_000))
+                _ = try await RawRPC.call(baselineClient, url: rpcURL, id: Int.random(in: 1...1_000_000))
             },
             requests: 4_000 * scale,
             concurrency: 64
@@ -160,7 +163,7 @@ let comparisons: [Comparison] =
     ] + webSocketComparisons
 
 /// Variants of the raw AsyncHTTPClient GET, for `--profile` only: each adds one step of the transport seam.
-let rawGet = Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(httpClient, url: objectURL) }
+let rawGet = Side(name: "AsyncHTTPClient") { _ = try await RawAHC.get(baselineClient, url: objectURL) }
 let probes: [Comparison] =
     [
         Side(name: "probe-deadline") { _ = try await Probes.getDistantDeadline(httpClient, url: objectURL) },
@@ -209,7 +212,7 @@ let probes: [Comparison] =
         Comparison(
             name: "probe-delegate-post",
             parley: Side(name: "probe-delegate-post") { _ = try await Probes.postDelegate(httpClient, url: objectURL) },
-            baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.post(httpClient, url: objectURL) },
+            baseline: Side(name: "AsyncHTTPClient") { _ = try await RawAHC.post(baselineClient, url: objectURL) },
             requests: 4_000 * scale,
             concurrency: 64
         )
@@ -257,8 +260,11 @@ if let profileIndex = arguments.firstIndex(of: "--profile"), profileIndex + 1 < 
     let count =
         arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) }.map { max(1, $0 / side.calls) }
         ?? comparison.requests
-    let (throughput, _) = try await measure(side, requests: count, concurrency: comparison.concurrency)
-    print("profile \(name) \(side.name): \(Int(throughput)) \(side.calls > 1 ? "calls" : "req")/s")
+    let measured = try await measure(side, requests: count, concurrency: comparison.concurrency)
+    print(
+        "profile \(name) \(side.name): \(Int(measured.throughput)) \(side.calls > 1 ? "calls" : "req")/s, "
+            + "CPU \(measured.cpuPerCall.microseconds) per call, p50 \(Figures(latencies: measured.latencies).percentile(0.5).microseconds)"
+    )
     try await shutDown()
     exit(0)
 }
@@ -285,7 +291,9 @@ if let abIndex = arguments.firstIndex(of: "--ab"), abIndex + 1 < arguments.count
     }
     for _ in 0..<abRounds {
         for (index, (_, side, concurrency)) in sides.enumerated() {
-            results[index].append(try await measure(side, requests: max(1, count / side.calls), concurrency: concurrency).0)
+            results[index].append(
+                try await measure(side, requests: max(1, count / side.calls), concurrency: concurrency).throughput
+            )
         }
     }
     for (index, (spec, _, _)) in sides.enumerated() {
@@ -299,8 +307,8 @@ if let abIndex = arguments.firstIndex(of: "--ab"), abIndex + 1 < arguments.count
 }
 
 var table = [
-    "| comparison | Parley side | req/s | p50 | p99 | baseline | req/s | p50 | p99 | ratio |",
-    "|---|---|---:|---:|---:|---|---:|---:|---:|---:|",
+    "| comparison | Parley side | req/s | CPU/req | p50 | p99 | baseline | req/s | CPU/req | p50 | p99 | ratio (p25–p75 of rounds) |",
+    "|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|",
 ]
 var ratios: [String] = []
 let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
@@ -310,20 +318,22 @@ func selected(_ name: String, group: String? = nil) -> Bool {
     return only.contains(name) || group.map { only.contains($0) } == true
 }
 for comparison in comparisons where selected(comparison.name) {
-    let (a, b) = try await comparison.run(rounds: rounds)
-    let ratio = a.medianThroughput / b.medianThroughput
+    let (a, b, roundRatios) = try await comparison.run(rounds: rounds)
+    let spread = RatioSpread(roundRatios)
     // A side whose run is a burst of calls: throughput in calls/s, latency of the whole burst.
     let calls = comparison.parley.calls
     let rate = calls > 1 ? " calls/s" : ""
     let per = calls > 1 ? " per \(calls)" : ""
     table.append(
         "| \(comparison.name) (c\(comparison.concurrency * calls)) | \(comparison.parley.name) | \(Int(a.medianThroughput))\(rate) | "
-            + "\(a.percentile(0.5).microseconds)\(per) | \(a.percentile(0.99).microseconds)\(per) | \(comparison.baseline.name) | "
-            + "\(Int(b.medianThroughput))\(rate) | \(b.percentile(0.5).microseconds)\(per) | \(b.percentile(0.99).microseconds)\(per) | "
-            + String(format: "%.3f", ratio) + " |"
+            + "\(a.medianCPU.microseconds) | \(a.percentile(0.5).microseconds)\(per) | \(a.percentile(0.99).microseconds)\(per) | "
+            + "\(comparison.baseline.name) | \(Int(b.medianThroughput))\(rate) | \(b.medianCPU.microseconds) | "
+            + "\(b.percentile(0.5).microseconds)\(per) | \(b.percentile(0.99).microseconds)\(per) | \(spread.text) |"
     )
     if !comparison.name.hasPrefix("diagnostic-") {
-        ratios.append("ratio \(comparison.name) " + String(format: "%.3f", ratio))
+        ratios.append("ratio \(comparison.name) " + String(format: "%.3f", spread.median))
+        ratios.append(String(format: "spread \(comparison.name) %.3f %.3f", spread.low, spread.high))
+        ratios.append("cpu \(comparison.name) \(a.medianCPU.microseconds) \(b.medianCPU.microseconds)")
     }
     FileHandle.standardError.write(Data("done: \(comparison.name)\n".utf8))
 }
@@ -333,7 +343,12 @@ if webSocketURL == nil, selected("rpc-ws1000-vs-wsclient") {
 }
 var notes: [String] = []
 if comparisons.contains(where: { selected($0.name) }) {
-    notes.append("Rounds: \(rounds) per side, alternating Parley and baseline after a warm-up; medians of per-round throughput.")
+    notes.append(
+        "Rounds: \(rounds) per side, Parley and baseline back to back (which goes first alternates) after a warm-up, "
+            + "each side on its own HTTPClient. req/s: the median of the rounds; ratio: the median of the rounds' own "
+            + "ratios, with their 25th to 75th percentile (how far to trust it); CPU/req: the client process's CPU time "
+            + "(user and system, every thread) per request, the median of the rounds."
+    )
 }
 let transferRows = try await TransferRuns.run(baseURL: baseURL, client: parley, quick: quick, only: only)
 notes += transferRows.notes
@@ -348,6 +363,7 @@ func shutDown() async throws {
     await webSocketChannel?.close()
     await rawWebSocket?.close()
     try await httpClient.shutdown()
+    try await baselineClient.shutdown()
     session.finishTasksAndInvalidate()
 }
 try await shutDown()

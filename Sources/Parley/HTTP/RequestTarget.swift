@@ -43,47 +43,69 @@ package struct RequestTarget: Sendable {
     }
 
     /// The target of URL text: `scheme://[user-info@]host[:port][/path][?query][#fragment]`.
+    ///
+    /// Read byte by byte (its delimiters are ASCII, so their positions in the UTF-8 view are positions in the text):
+    /// every call parses one, and reading it as Characters cost several microseconds.
     package init(_ text: String) {
         self.text = text
-        var authorityStart = text.startIndex
+        let bytes = text.utf8
+        var authorityStart = bytes.startIndex
         var scheme = ""
-        if let separator = text.firstRange(of: "://"),
-            !text[..<separator.lowerBound].contains(where: { $0 == "/" || $0 == "?" || $0 == "#" || $0 == "@" })
-        {
-            scheme = text[..<separator.lowerBound].lowercased()
-            authorityStart = separator.upperBound
+        // The first `://`, unless a `/`, `?`, `#` or `@` comes before it.
+        var index = bytes.startIndex
+        scan: while index != bytes.endIndex {
+            switch bytes[index] {
+            case UInt8(ascii: ":"):
+                let rest = bytes[bytes.index(after: index)...]
+                if rest.starts(with: "//".utf8) {
+                    let raw = text[..<index]
+                    scheme = raw.utf8.contains { (65...90).contains($0) } ? raw.lowercased() : String(raw)
+                    authorityStart = bytes.index(index, offsetBy: 3)
+                    break scan
+                }
+            case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "@"):
+                break scan
+            default:
+                break
+            }
+            index = bytes.index(after: index)
         }
         self.scheme = scheme
-        let authorityEnd = text[authorityStart...].firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? text.endIndex
+        let authorityEnd = bytes[authorityStart...].firstIndex { Self.endsAuthority($0) } ?? bytes.endIndex
         pathStart = authorityEnd
-        var hostPort = text[authorityStart..<authorityEnd]
-        if let at = hostPort.lastIndex(of: "@") {
+        var hostPort = bytes[authorityStart..<authorityEnd]
+        if let at = hostPort.lastIndex(of: UInt8(ascii: "@")) {
             userInfo = authorityStart..<at
             hostPort = hostPort[hostPort.index(after: at)...]
         } else {
             userInfo = nil
         }
         var portText: Substring?
-        if hostPort.hasPrefix("["), let close = hostPort.firstIndex(of: "]") {
-            host = String(hostPort[hostPort.index(after: hostPort.startIndex)..<close])
-            let rest = hostPort[hostPort.index(after: close)...]
+        if hostPort.first == UInt8(ascii: "["), let close = hostPort.firstIndex(of: UInt8(ascii: "]")) {
+            host = String(text[hostPort.index(after: hostPort.startIndex)..<close])
+            let rest = text[hostPort.index(after: close)..<hostPort.endIndex]
             portText = rest.hasPrefix(":") ? rest.dropFirst() : (rest.isEmpty ? nil : rest)
-        } else if let colon = hostPort.lastIndex(of: ":") {
-            host = String(hostPort[..<colon])
-            portText = hostPort[hostPort.index(after: colon)...]
+        } else if let colon = hostPort.lastIndex(of: UInt8(ascii: ":")) {
+            host = String(text[hostPort.startIndex..<colon])
+            portText = text[hostPort.index(after: colon)..<hostPort.endIndex]
         } else {
-            host = String(hostPort)
+            host = String(text[hostPort.startIndex..<hostPort.endIndex])
         }
         // An empty port (`host:`) is no port, as in RFC 3986.
         let written = portText.flatMap { $0.isEmpty ? nil : $0 }
         let number = written.flatMap { $0.utf8.count <= 5 ? Int($0) : nil }.flatMap { (1...65_535).contains($0) ? $0 : nil }
         explicitPort = number
         hasBadPort = written != nil && number == nil
-        if let mark = text[authorityEnd...].firstIndex(of: "?") {
-            query = text.index(after: mark)..<(text[mark...].firstIndex(of: "#") ?? text.endIndex)
+        if let mark = bytes[authorityEnd...].firstIndex(of: UInt8(ascii: "?")) {
+            query = bytes.index(after: mark)..<(bytes[mark...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex)
         } else {
             query = nil
         }
+    }
+
+    /// Whether `byte` ends the authority: `/`, `?` or `#`.
+    private static func endsAuthority(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#")
     }
 
     /// The target of `request`: the call's own (made in stage 1, or by ``RedirectState`` for the hop in progress) when
@@ -156,7 +178,7 @@ package struct RequestTarget: Sendable {
 
     /// The path and query, percent-encoded as written (`/` when the URL has no path), without a fragment.
     package var pathAndQuery: String {
-        let end = text[pathStart...].firstIndex(of: "#") ?? text.endIndex
+        let end = text.utf8[pathStart...].firstIndex(of: UInt8(ascii: "#")) ?? text.endIndex
         let path = text[pathStart..<end]
         return path.isEmpty ? "/" : (path.hasPrefix("/") ? String(path) : "/" + path)
     }
@@ -166,7 +188,8 @@ package struct RequestTarget: Sendable {
 
     /// The path, percent-encoded as written, without query or fragment (empty when the URL has none).
     package var path: Substring {
-        text[pathStart..<(text[pathStart...].firstIndex { $0 == "?" || $0 == "#" } ?? text.endIndex)]
+        let end = text.utf8[pathStart...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+        return text[pathStart..<(end ?? text.endIndex)]
     }
 
     /// The query, percent-encoded as written, without its `?`.

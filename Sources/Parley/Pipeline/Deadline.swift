@@ -1,5 +1,6 @@
-/// Parley's one time-limit mechanism, structured: the operation and a timer run as the two children of a task
-/// group; whichever ends first decides, and the other is cancelled and awaited, so nothing outlives the call.
+/// Parley's one time-limit mechanism, structured: the operation runs as the child of a task group, its deadline
+/// waits in the one ``DeadlineTimer``; whichever comes first decides: a passed deadline cancels the operation, which is
+/// awaited, and an operation that ends takes its deadline back, so nothing outlives the call.
 ///
 /// It backs every limit a client sets: the call's ``Client/Configuration/timeout``, the wait for each response head
 /// (``Client/Configuration/responseHeadTimeout``), the wait for each chunk of a streamed body
@@ -23,20 +24,93 @@ package enum Deadline {
     /// for work shared with other callers (a batch, a coalesced request, a session being renewed) makes that wait
     /// end at once when cancelled, leaving the work to the others and cancelling it when nobody waits any more
     /// (`JSONRPCBatchingChannel` does): the shared work is not the caller's to wait for.
+    ///
+    /// It costs one child task and one entry of the ``DeadlineTimer``'s heap, not a second child sleeping on a timer.
     package static func run<Value: Sendable>(
         within limit: Duration,
         startingAt start: Signal? = nil,
+        timer: DeadlineTimer = .shared,
         expired: @escaping @Sendable () -> any Error,
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
-        try await run(
-            watchedBy: {
-                if let start { await start.wait() }
-                return (try? await Task.sleep(for: limit)) != nil
-            },
-            expired: expired,
-            operation
-        )
+        try await withThrowingTaskGroup(of: Value.self) { group in
+            let race = Race(timer: timer)
+            group.addTask {
+                defer { race.operationEnded() }
+                return try await operation()
+            }
+            if let start {
+                start.onFire { race.arm(at: .now + limit) }
+            } else {
+                race.arm(at: .now + limit)
+            }
+            // A caller cancelled cancels the child, whose end resumes this wait: its own outcome then decides.
+            if await race.firstEnd() == .expired {
+                group.cancelAll()
+                while (try? await group.next()) != nil {}
+                throw expired()
+            }
+            guard let value = try await group.next() else { throw expired() }  // unreachable: the child has ended
+            return value
+        }
+    }
+
+    /// Which of an operation and its deadline came first (``run(within:startingAt:expired:_:)``).
+    private final class Race: Sendable {
+        enum End: Sendable { case operation, expired }
+
+        private struct State {
+            var end: End?
+            var timer: DeadlineTimer.Token?
+            var waiter: CheckedContinuation<End, Never>?
+        }
+
+        private let state = LockedState(State())
+        private let timer: DeadlineTimer
+
+        init(timer: DeadlineTimer) {
+            self.timer = timer
+        }
+
+        /// Starts the clock: the deadline is `deadline`, unless the operation has already ended.
+        func arm(at deadline: ContinuousClock.Instant) {
+            // Scheduled outside the lock (the timer has its own), then kept, or taken back if the race is over.
+            let token = timer.schedule(at: deadline) { [self] in end(.expired) }
+            let over = state.withLock { state -> Bool in
+                if state.end != nil { return true }
+                state.timer = token
+                return false
+            }
+            if over { timer.cancel(token) }
+        }
+
+        func operationEnded() { end(.operation) }
+
+        private func end(_ end: End) {
+            let (waiter, timer) = state.withLock { state -> (CheckedContinuation<End, Never>?, DeadlineTimer.Token?) in
+                guard state.end == nil else { return (nil, nil) }
+                state.end = end
+                defer {
+                    state.waiter = nil
+                    state.timer = nil
+                }
+                return (state.waiter, end == .operation ? state.timer : nil)
+            }
+            if let timer { self.timer.cancel(timer) }
+            waiter?.resume(returning: end)
+        }
+
+        /// Returns what ended first, once something has.
+        func firstEnd() async -> End {
+            await withCheckedContinuation { continuation in
+                let ended = state.withLock { state -> End? in
+                    if let end = state.end { return end }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ended { continuation.resume(returning: ended) }
+            }
+        }
     }
 
     /// Runs `operation` beside `watchdog`, the two as the children of a task group: once `watchdog` returns `true`,
@@ -99,6 +173,7 @@ package enum Deadline {
             var fired = false
             var nextID = 0
             var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+            var actions: [@Sendable () -> Void] = []
         }
 
         private let state = LockedState(State())
@@ -107,12 +182,27 @@ package enum Deadline {
 
         /// Fires the signal (once; later calls do nothing).
         package func fire() {
-            let waiters = state.withLock { state in
+            let (waiters, actions) = state.withLock { state in
                 state.fired = true
-                defer { state.waiters = [:] }
-                return state.waiters.values
+                defer {
+                    state.waiters = [:]
+                    state.actions = []
+                }
+                return (state.waiters.values, state.actions)
             }
+            for action in actions { action() }
             for waiter in waiters { waiter.resume() }
+        }
+
+        /// Runs `action` when the signal fires, at once if it has (short work that does not block: it runs in
+        /// ``fire()``'s caller).
+        package func onFire(_ action: @escaping @Sendable () -> Void) {
+            let now = state.withLock { state -> Bool in
+                if state.fired { return true }
+                state.actions.append(action)
+                return false
+            }
+            if now { action() }
         }
 
         /// Returns once the signal has fired, or the task is cancelled.
