@@ -27,7 +27,7 @@ extension URLSessionTransport {
     /// `text` as a length: 1 to 19 decimal digits that fit an `Int64`, as RFC 9110 §8.6 and the other transport's
     /// parser (llhttp) read it.
     private static func validLength(_ text: String) -> Int64? {
-        let trimmed = text.trimmingCharacters(in: CharacterSet(charactersIn: " \t"))
+        let trimmed = text.trimmingHTTPWhitespace()
         guard !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
         return Int64(trimmed)
     }
