@@ -113,3 +113,15 @@ extension DemoServer {
         try #require(URL(string: try RefusedPort.url()))
     }
 }
+
+/// Runs `body`, then `shutdown`, whether `body` throws or not: an `HTTPClient` dropped without a shutdown ends a debug
+/// process (AsyncHTTPClient's check), which takes every other test down with it.
+func shuttingDown(_ shutdown: () async throws -> Void, after body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch {
+        try? await shutdown()
+        throw error
+    }
+    try await shutdown()
+}

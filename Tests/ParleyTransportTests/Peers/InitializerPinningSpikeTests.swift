@@ -58,18 +58,6 @@ struct InitializerPinningSpikeTests {
         Data(SHA256.hash(data: try certificate.extractPublicKey().toSPKIBytes())).base64EncodedString()
     }
 
-    /// Runs `body` with `client`, shut down afterwards whether `body` throws or not (an `HTTPClient` left running ends
-    /// the process in a debug build).
-    static func using(_ client: HTTPClient, _ body: () async throws -> Void) async throws {
-        do {
-            try await body()
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
-        try await client.shutdown()
-    }
-
     static func get(_ client: HTTPClient, _ url: URL?) async throws -> String {
         let response = try await client.execute(
             HTTPClientRequest(url: try #require(url).absoluteString + "/"),
@@ -83,11 +71,11 @@ struct InitializerPinningSpikeTests {
         for (url, http2, answer) in [(TLSPeer.url, false, "TLSv1.3"), (TLSPeer.h2URL, true, "HTTP/2.0")] {
             let seen = LockedBox<[[String]]>([])
             let right = try Self.client(pins: [try #require(TLSPeer.leafPin)], http2: http2, seen: seen)
-            try await Self.using(right) { () async throws in
+            try await shuttingDown(right.shutdown) { () async throws in
                 #expect(try await Self.get(right, url).contains(answer))
             }
             let wrong = try Self.client(pins: [try #require(TLSPeer.otherPin)], http2: http2, seen: seen)
-            try await Self.using(wrong) { () async throws in
+            try await shuttingDown(wrong.shutdown) { () async throws in
                 let started = ContinuousClock.now
                 await #expect(throws: PinRefused.self) { _ = try await Self.get(wrong, url) }
                 #expect(ContinuousClock.now - started < .seconds(5), "not a connect retry until the 10 s deadline")
@@ -101,7 +89,7 @@ struct InitializerPinningSpikeTests {
     func caPinInvisible() async throws {
         let seen = LockedBox<[[String]]>([])
         let client = try Self.client(pins: [try #require(TLSPeer.caPin)], http2: false, seen: seen)
-        try await Self.using(client) { () async throws in
+        try await shuttingDown(client.shutdown) { () async throws in
             await #expect(throws: PinRefused.self) { _ = try await Self.get(client, TLSPeer.url) }
         }
         #expect(seen.value == [[try #require(TLSPeer.leafPin)]])

@@ -28,13 +28,8 @@ struct HeadClockTests {
     @Test("a TLS handshake that never completes fails at responseHeadTimeout", arguments: cases)
     func stalledHandshake(_ kind: TransportKind, middleware: Bool) async throws {
         let silent = try await SilentServer.start()
-        let client = Client(
-            baseURL: try #require(URL(string: "https://127.0.0.1:\(silent.port)")),
-            transport: Self.transport(kind, connectTimeout: .seconds(30)),
-            middlewares: middleware ? [PassThrough()] : [],
-            configuration: Client.Configuration(timeout: .seconds(40), responseHeadTimeout: .milliseconds(500))
-        )
-        try await Self.using(client) { () async throws in
+        try await Self.withClient(kind, middleware: middleware, url: "https://127.0.0.1:\(silent.port)") {
+            (client: Client) async throws in
             let started = ContinuousClock.now
             let error = await expectParleyError(.timeout) { try await client.send(Get<Data>(path: "/")) }
             #expect(error?.message.contains("responseHeadTimeout") == true, "\(kind): \(String(describing: error))")
@@ -47,13 +42,13 @@ struct HeadClockTests {
     @Test("without a head limit, a stalled TLS handshake ends at the transport's connect limit", arguments: cases)
     func stalledHandshakeWithoutHeadLimit(_ kind: TransportKind, middleware: Bool) async throws {
         let silent = try await SilentServer.start()
-        let client = Client(
-            baseURL: try #require(URL(string: "https://127.0.0.1:\(silent.port)")),
-            transport: Self.transport(kind, connectTimeout: .seconds(1)),
-            middlewares: middleware ? [PassThrough()] : [],
-            configuration: Client.Configuration(timeout: .seconds(40), responseHeadTimeout: nil)
-        )
-        try await Self.using(client) { () async throws in
+        try await Self.withClient(
+            kind,
+            middleware: middleware,
+            url: "https://127.0.0.1:\(silent.port)",
+            connectTimeout: .seconds(1),
+            headTimeout: nil
+        ) { (client: Client) async throws in
             let started = ContinuousClock.now
             let error = await expectParleyError(.timeout) { try await client.send(Get<Data>(path: "/")) }
             #expect(error?.message.contains("responseHeadTimeout") == false, "\(kind): \(String(describing: error))")
@@ -67,13 +62,8 @@ struct HeadClockTests {
     @Test("a wait for a free connection counts against responseHeadTimeout", arguments: cases)
     func poolWait(_ kind: TransportKind, middleware: Bool) async throws {
         let server = try await HoldingServer.start()
-        let client = Client(
-            baseURL: try #require(URL(string: "http://127.0.0.1:\(server.port)")),
-            transport: Self.transport(kind, connectTimeout: .seconds(30)),
-            middlewares: middleware ? [PassThrough()] : [],
-            configuration: Client.Configuration(timeout: .seconds(40), responseHeadTimeout: .milliseconds(500))
-        )
-        try await Self.using(client) { () async throws in
+        try await Self.withClient(kind, middleware: middleware, url: "http://127.0.0.1:\(server.port)") {
+            (client: Client) async throws in
             // The first call's own timeout is its head limit: it waits for the held answer.
             async let first = client.send(Get<String>(path: "/hold", timeout: .seconds(30)))
             await server.waitUntilHeld()
@@ -94,13 +84,8 @@ struct HeadClockTests {
     @Test("a head that is held past responseHeadTimeout fails; one within it is answered", arguments: cases)
     func slowHead(_ kind: TransportKind, middleware: Bool) async throws {
         let server = try await HoldingServer.start()
-        let client = Client(
-            baseURL: try #require(URL(string: "http://127.0.0.1:\(server.port)")),
-            transport: Self.transport(kind, connectTimeout: .seconds(30)),
-            middlewares: middleware ? [PassThrough()] : [],
-            configuration: Client.Configuration(timeout: .seconds(40), responseHeadTimeout: .milliseconds(500))
-        )
-        try await Self.using(client) { () async throws in
+        try await Self.withClient(kind, middleware: middleware, url: "http://127.0.0.1:\(server.port)") {
+            (client: Client) async throws in
             let error = await expectParleyError(.timeout) { try await client.send(Get<String>(path: "/hold")) }
             #expect(error?.message.contains("responseHeadTimeout") == true, "\(kind): \(String(describing: error))")
             server.release()
@@ -109,16 +94,23 @@ struct HeadClockTests {
         await server.stop()
     }
 
-    /// Runs `body` with `client`, which is shut down afterwards whether `body` throws or not (an `HTTPClient` left
-    /// running ends the process in a debug build).
-    static func using(_ client: Client, _ body: () async throws -> Void) async throws {
-        do {
-            try await body()
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
-        try await client.shutdown()
+    /// Runs `body` with a client of `kind` for `url` (with a pass-through middleware or without), its head limit
+    /// `headTimeout` and its transport's connect limit `connectTimeout`; the client is shut down on every path.
+    static func withClient(
+        _ kind: TransportKind,
+        middleware: Bool,
+        url: String,
+        connectTimeout: Duration = .seconds(30),
+        headTimeout: Duration? = .milliseconds(500),
+        _ body: (Client) async throws -> Void
+    ) async throws {
+        let client = Client(
+            baseURL: try #require(URL(string: url)),
+            transport: transport(kind, connectTimeout: connectTimeout),
+            middlewares: middleware ? [PassThrough()] : [],
+            configuration: Client.Configuration(timeout: .seconds(40), responseHeadTimeout: headTimeout)
+        )
+        try await shuttingDown(client.shutdown) { try await body(client) }
     }
 
     /// A transport of `kind` with one connection per host and the given connect limit (URLSession has none of its
