@@ -33,16 +33,24 @@ package enum Deadline {
         expired: @escaping @Sendable () -> any Error,
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
-        try await withThrowingTaskGroup(of: Value.self) { group in
+        let now = ContinuousClock.now
+        return try await withThrowingTaskGroup(of: Value.self) { group in
             let race = Race(timer: timer)
-            group.addTask {
+            let child: @Sendable () async throws -> Value = {
                 defer { race.operationEnded() }
                 return try await operation()
+            }
+            // Started on this thread, up to its first suspension: an operation that answers at once (a canned or
+            // in-memory transport, a cached answer) ends before any thread is woken or any timer is set.
+            if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+                group.addImmediateTask(operation: child)
+            } else {
+                group.addTask(operation: child)
             }
             if let start {
                 start.onFire { race.arm(at: .now + limit) }
             } else {
-                race.arm(at: .now + limit)
+                race.arm(at: now + limit)
             }
             // A caller cancelled cancels the child, whose end resumes this wait: its own outcome then decides.
             if await race.firstEnd() == .expired {
@@ -74,6 +82,7 @@ package enum Deadline {
 
         /// Starts the clock: the deadline is `deadline`, unless the operation has already ended.
         func arm(at deadline: ContinuousClock.Instant) {
+            if state.withLock({ $0.end != nil }) { return }
             // Scheduled outside the lock (the timer has its own), then kept, or taken back if the race is over.
             let token = timer.schedule(at: deadline) { [self] in end(.expired) }
             let over = state.withLock { state -> Bool in
@@ -102,7 +111,9 @@ package enum Deadline {
 
         /// Returns what ended first, once something has.
         func firstEnd() async -> End {
-            await withCheckedContinuation { continuation in
+            // Ended already (an operation started at once that did not suspend): no continuation to make.
+            if let end = state.withLock({ $0.end }) { return end }
+            return await withCheckedContinuation { continuation in
                 let ended = state.withLock { state -> End? in
                     if let end = state.end { return end }
                     state.waiter = continuation

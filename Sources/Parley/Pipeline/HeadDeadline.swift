@@ -28,20 +28,20 @@ package struct HeadDeadline: Sendable {
         body: HTTPBody?,
         _ send: @escaping @Sendable (HTTPRequest, HTTPBody?) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        let sent = Deadline.Signal()
-        let wrapped: HTTPBody?
-        if let body, body.length != .known(0) {
-            wrapped = body.watched(by: SendingSignal(sent: sent))
-        } else {
-            wrapped = body
-            sent.fire()
-        }
         let limit = self.limit
+        // A body the transport streams starts the clock once taken; without one, it starts now.
+        var sent: Deadline.Signal?
+        var wrapped = body
+        if let body, body.length != .known(0) {
+            let signal = Deadline.Signal()
+            wrapped = body.watched(by: SendingSignal(sent: signal))
+            sent = signal
+        }
         return try await Deadline.run(
             within: limit,
             startingAt: sent,
             expired: { Self.expired(limit) },
-            { try await send(request, wrapped) }
+            { [wrapped] in try await send(request, wrapped) }
         )
     }
 

@@ -35,13 +35,14 @@ package protocol PipelineTransport: Sendable {
     ) async throws -> (HTTPResponse, ResponseBody.Storage)
 }
 
-/// `transport` as the pipeline's transport: itself when it speaks ``PipelineTransport``, else adapted (its head bounded
-/// by a ``HeadDeadline``, its body streamed).
+/// `transport` as the pipeline's transport: itself when it speaks ``PipelineTransport``, else adapted
+/// (``StreamingTransport``).
 func adapted(_ transport: any ClientTransport) -> any PipelineTransport {
     (transport as? any PipelineTransport) ?? StreamingTransport(base: transport)
 }
 
-/// A plain `ClientTransport` as a ``PipelineTransport``: the head bounded by a ``HeadDeadline``, the body streamed.
+/// A plain `ClientTransport` as a ``PipelineTransport``: the head bounded by a ``HeadDeadline``, the body streamed, or
+/// read whole within ``CallScope/whole`` when the call reads it whole anyway (``WholeResponseLimits/read(_:head:)``).
 struct StreamingTransport: PipelineTransport {
     let base: any ClientTransport
 
@@ -52,14 +53,17 @@ struct StreamingTransport: PipelineTransport {
         scope: CallScope
     ) async throws -> (HTTPResponse, ResponseBody.Storage) {
         let operationID = scope.operationID
-        guard let limit = scope.headTimeout else {
-            let (response, responseBody) = try await base.send(request, body: body, baseURL: baseURL, operationID: operationID)
-            return (response, .streaming(responseBody))
+        let response: HTTPResponse
+        let responseBody: HTTPBody?
+        if let limit = scope.headTimeout {
+            (response, responseBody) = try await HeadDeadline(limit: limit).send(request, body: body) { request, body in
+                try await base.send(request, body: body, baseURL: baseURL, operationID: operationID)
+            }
+        } else {
+            (response, responseBody) = try await base.send(request, body: body, baseURL: baseURL, operationID: operationID)
         }
-        let (response, responseBody) = try await HeadDeadline(limit: limit).send(request, body: body) { request, body in
-            try await base.send(request, body: body, baseURL: baseURL, operationID: operationID)
-        }
-        return (response, .streaming(responseBody))
+        guard let whole = scope.whole else { return (response, .streaming(responseBody)) }
+        return (response, try await whole.read(responseBody, head: response))
     }
 }
 
@@ -94,5 +98,74 @@ package struct WholeResponseLimits: Sendable {
     /// ``ParleyError/excerptLimit``; none when the status is an acceptable one), and the length it declared if it did.
     package func tooLarge(excerpt: Data, declared: Int64?) -> ResponseBody.Storage {
         .failed(excerpt: excerpt, error: ResponseBody.tooLarge(maxBytes, declared: declared))
+    }
+}
+
+extension WholeResponseLimits {
+    /// `body` read whole within these limits, the way every body read whole is read (a plain transport's, adapted
+    /// by ``StreamingTransport``; ``ResponseBody/data()``'s): the body's clock (``body``) starts now, at its head, and is
+    /// read as each chunk arrives; past ``maxBytes`` (or with a declared length above it) reading stops, at once
+    /// under an acceptable status, after the first ``ParleyError/excerptLimit`` bytes (the error's excerpt) under any
+    /// other. A body in one chunk is copied once.
+    ///
+    /// A body that fails after the head comes back as ``ResponseBody/Storage/failed(excerpt:error:)`` (too large,
+    /// too slow, broken off), as a streamed body would fail when read; only cancellation is thrown.
+    package func read(_ body: HTTPBody?, head: HTTPResponse) async throws -> ResponseBody.Storage {
+        let acceptable = acceptable.contains(head.status.code)
+        // Set once the body is known to be over the limit: the length it declared, if it did.
+        var overLimit: Int64??
+        var capacity = 0
+        if case .known(let length)? = body?.length {
+            if length > maxBytes {
+                if acceptable { return tooLarge(excerpt: Data(), declared: length) }
+                overLimit = .some(length)
+            } else {
+                capacity = Int(max(0, length))
+            }
+        }
+        guard let body else { return overLimit.map { tooLarge(excerpt: Data(), declared: $0) } ?? .buffered(Data()) }
+        let deadline = self.body.map { ContinuousClock.now + $0 }
+        // The first chunk, copied into `data` only when a second one comes.
+        var first: ArraySlice<UInt8>?
+        var data = Data()
+        var received = 0
+        var excerpt: Data { Data((first.map(Self.copy) ?? data).prefix(ParleyError.excerptLimit)) }
+        var chunks = body.makeAsyncIterator()
+        while true {
+            let chunk: ArraySlice<UInt8>
+            do {
+                guard let next = try await chunks.next() else { break }
+                chunk = next
+            } catch {
+                if Task.isCancelled { throw error }
+                let failure = ParleyError.wrapping(error, as: .transport, "The response body could not be read to its end.")
+                return .failed(excerpt: excerpt, error: failure)
+            }
+            received += chunk.count
+            if received == chunk.count {
+                first = chunk
+            } else {
+                if let kept = first.take() {
+                    data.reserveCapacity(max(capacity, kept.count + chunk.count))
+                    data.append(contentsOf: kept)
+                }
+                data.append(contentsOf: chunk)
+            }
+            if received > maxBytes, overLimit == nil { overLimit = .some(nil) }
+            // Over the limit, with enough for an unacceptable status's excerpt (or none needed): no need for the rest.
+            if let overLimit, acceptable || received >= ParleyError.excerptLimit {
+                return tooLarge(excerpt: acceptable ? Data() : excerpt, declared: overLimit)
+            }
+            if let deadline, let limit = self.body, ContinuousClock.now > deadline {
+                return .failed(excerpt: excerpt, error: Self.bodyExpired(limit, received: received))
+            }
+        }
+        if let overLimit { return tooLarge(excerpt: excerpt, declared: overLimit) }
+        return .buffered(first.map(Self.copy) ?? data)
+    }
+
+    /// `bytes` as `Data`, copied once from their memory (`Data.init` from a sequence allocates more).
+    private static func copy(_ bytes: ArraySlice<UInt8>) -> Data {
+        bytes.withUnsafeBytes { Data($0) }
     }
 }

@@ -77,30 +77,18 @@ public struct ResponseBody: Sendable {
         }
     }
 
+    /// `body` read whole, failing with ``ParleyError/Kind/bodyTooLarge`` past `maxBytes` (``WholeResponseLimits/read(_:head:)``).
     static func collect(_ body: HTTPBody?, head: HTTPResponse, maxBytes: Int) async throws(ParleyError) -> Data {
-        guard let body else { return Data() }
-        var expected = 0
-        if case .known(let length) = body.length {
-            guard length <= maxBytes else { throw tooLarge(maxBytes, declared: length) }
-            expected = Int(max(0, length))
-        }
+        let storage: Storage
         do {
-            var chunks = body.makeAsyncIterator()
-            guard let first = try await chunks.next() else { return Data() }
-            guard first.count <= maxBytes else { throw tooLarge(maxBytes, declared: nil) }
-            // The common case, a body in one chunk, is copied once and allocated once.
-            guard let second = try await chunks.next() else { return Data(first) }
-            var data = Data(capacity: max(expected, first.count + second.count))
-            data.append(contentsOf: first)
-            var next: ArraySlice<UInt8>? = second
-            while let chunk = next {
-                guard data.count + chunk.count <= maxBytes else { throw tooLarge(maxBytes, declared: nil) }
-                data.append(contentsOf: chunk)
-                next = try await chunks.next()
-            }
-            return data
+            storage = try await WholeResponseLimits(body: nil, maxBytes: maxBytes, acceptable: .any).read(body, head: head)
         } catch {
             throw ParleyError.wrapping(error, as: .transport, "The response body could not be read to its end.")
+        }
+        switch storage {
+        case .buffered(let data): return data
+        case .failed(_, let error): throw error
+        case .streaming: return Data()  // not returned by `read`
         }
     }
 

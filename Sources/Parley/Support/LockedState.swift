@@ -8,37 +8,41 @@
     import Android
 #endif
 
-/// Mutable state behind a `pthread_mutex_t`, for Parley's targets that do not build SwiftNIO.
+/// Mutable state behind a `pthread_mutex_t`, for Parley's targets that do not build SwiftNIO. The state and the mutex
+/// share one allocation (a `ManagedBuffer`); copies of a `LockedState` share them too.
 ///
 /// Why not `Synchronization.Mutex`: on Linux it locks with raw futex calls that ThreadSanitizer cannot see,
 /// so every use is reported as a data race and the sanitizer run becomes useless. A pthread mutex is
 /// intercepted by the sanitizer and costs the same uncontended.
-package final class LockedState<State> {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var state: State
-
-    package init(_ state: State) {
-        self.state = state
-        // `pthread_mutex_init` initializes the memory (a trivial C type), as swift-nio's lock does.
-        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-        pthread_mutex_init(mutex, nil)
+package struct LockedState<State> {
+    /// The state as the header, the mutex as the one element.
+    private final class Storage: ManagedBuffer<State, pthread_mutex_t> {
+        deinit {
+            _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
+        }
     }
 
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
+    private let storage: Storage
+
+    package init(_ state: State) {
+        // SAFE: `create` called on a subclass of `ManagedBuffer` makes an instance of that subclass.
+        storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in state }, to: Storage.self)
+        // `pthread_mutex_init` initializes the element's memory (a trivial C type), as swift-nio's lock does.
+        _ = storage.withUnsafeMutablePointerToElements { pthread_mutex_init($0, nil) }
     }
 
     /// Runs `body` with exclusive access to the state.
     package func withLock<Result, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&state)
+        try storage.withUnsafeMutablePointers { state, mutex throws(Failure) -> Result in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&state.pointee)
+        }
     }
 }
 
 /// Shared between tasks only when its state is itself `Sendable`: `withLock` can hand parts of the state to the caller.
 // swift-format-ignore
-extension LockedState: @unchecked Sendable where State: Sendable {}  // SAFE: `state` is only read or written inside `withLock`, which holds `mutex` for the whole access, and is Sendable.
+extension LockedState: @unchecked Sendable where State: Sendable {}  // SAFE: the state is only read or written inside `withLock`, which holds the mutex for the whole access, and is Sendable.

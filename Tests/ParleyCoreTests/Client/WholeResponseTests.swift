@@ -14,8 +14,9 @@ private struct Bytes: Endpoint {
     var acceptableStatusCodes: StatusCodes? { accepted }
 }
 
-/// A buffered call over AsyncHTTPClient reads its response whole on the event loop (issue 26): the limits and the
-/// errors are those of a streamed body, on both transports.
+/// A buffered call over AsyncHTTPClient reads its response whole on the event loop (issue 26), and over a plain
+/// transport (URLSession's) as soon as the transport hands up the head (issue 34): the limits and the errors are those
+/// of a streamed body, on both transports.
 @Suite("Buffered calls read whole where the bytes arrive, with the limits of a streamed body")
 struct WholeResponseTests {
     @Test(
@@ -55,9 +56,9 @@ struct WholeResponseTests {
         }
     }
 
-    @Test("a limit of one call at a time is given back once a body read whole has arrived")
-    func slotReturned() async throws {
-        try await withDemoClient(.asyncHTTPClient, configuration: Client.Configuration(maxConcurrentRequests: 1)) { client, _ in
+    @Test("a limit of one call at a time is given back once a body read whole has arrived", arguments: TransportKind.allCases)
+    func slotReturned(_ kind: TransportKind) async throws {
+        try await withDemoClient(kind, configuration: Client.Configuration(maxConcurrentRequests: 1)) { client, _ in
             for count in [0, 1, 70_000] {
                 let data = try await client.send(Bytes(count: count))
                 #expect(data.count == count)
