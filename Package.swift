@@ -214,7 +214,13 @@ let package = Package(
             path: "Tests/ParleyProbes",
             swiftSettings: swiftSettings
         ),
-        // One test target per module group, each with what it tests and imports.
+        // One test target per module group, each with what it tests and imports. Test folders mirror Sources/: a test
+        // file sits in the folder of its subject's source folder (ParleyCoreTests mirrors Sources/Parley,
+        // ParleyJSONRPCTests Sources/ParleyJSONRPC, ParleyTestingTests Sources/ParleyTesting), and a test of another
+        // module of the group in a folder named after that module (ParleyJSONRPCTests/ParleyJSONRPCStdio,
+        // ParleyTransportTests/ParleyURLSession); a test of both transports sits at the root of ParleyTransportTests.
+        // The one exception: the suites against independent peers (httpbin, nginx, proxies, the JSON-RPC, MCP and
+        // language servers), whose subject is cross-cutting, stay together in a Peers/ folder of their target.
         .testTarget(
             name: "ParleyCoreTests",
             dependencies: [
@@ -262,7 +268,6 @@ let package = Package(
                 "Parley",
                 "ParleyAsyncHTTPClient",
                 "ParleyURLSession",
-                "ParleyTesting",
                 "ParleyDemoServer",
                 external("AsyncHTTPClient", "async-http-client"),
                 external("HTTPTypes", "swift-http-types"),
@@ -276,6 +281,16 @@ let package = Package(
                 external("NIOCore", "swift-nio"),
                 external("NIOPosix", "swift-nio"),
                 external("NIOSSL", "swift-nio-ssl"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .testTarget(
+            name: "ParleyTestingTests",
+            dependencies: [
+                "ParleyTestSupport",
+                "Parley",
+                "ParleyTesting",
+                "ParleyDemoServer",
             ],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
         ),

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""An independent JSON-RPC 2.0 peer for Parley's interop suite (Tests/ParleyTests/Peers/JSONRPCPeerTests.swift).
+"""An independent JSON-RPC 2.0 peer for Parley's interop suite
+(Tests/ParleyJSONRPCTests/Peers/JSONRPCPeerTests.swift).
 
 The protocol is entirely the PyPI library `json-rpc` (https://github.com/pavlov99/json-rpc): its Dispatcher,
 its JSONRPCResponseManager (parsing, batches, notifications, error objects) and its own Flask view

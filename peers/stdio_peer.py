@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """An independent JSON-RPC 2.0 peer over standard input and output, for Parley's stdio interop suite
-(Tests/ParleyTests/Peers/StdioPeerTests.swift), which starts it as a child process.
+(Tests/ParleyJSONRPCTests/Peers/StdioPeerTests.swift), which starts it as a child process.
 
 Requests and notifications from the client are handled by the PyPI library `json-rpc`
 (https://github.com/pavlov99/json-rpc): its Dispatcher and JSONRPCResponseManager (parsing, batches,
