@@ -152,27 +152,22 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
         // A pinned client's https request: AsyncHTTPClient speaks HTTP/1.1 to the relay's socket for the origin, and the
         // relay makes (and checks) the TLS connection. A connection the relay refused fails the request with the
         // relay's reason (an unpinned key, an untrusted chain), not with the closed socket AsyncHTTPClient saw.
+        // The connection guard cannot see a relayed connection's server close it while idle (it reads TCP state, and
+        // this is a Unix socket), so a request can be written just as that happens and fail unanswered: an idempotent
+        // one whose body can be read again is then sent once more on a new connection, as RFC 9110 (9.2.2) lets a
+        // client do, by the one stale-connection resend.
+        let idempotent = isIdempotent ?? CallContext.current?.isIdempotent ?? CallContext.isIdempotent(request.method)
+        let repeatable = body.map { $0.iterationBehavior == .multiple } ?? true
         return try await pinnedRelay.withURL(for: origin, pathAndQuery: target.pathAndQuery) { relayURL in
-            var mark = pinnedRelay.mark()
-            do {
-                return try await perform(relayURL, target.authority)
-            } catch {
-                // Only for a connection that closed under AsyncHTTPClient: a cancellation or a timeout is the call's own.
-                if let error = error as? ParleyError, error.kind == .cancelled || error.kind == .timeout { throw error }
-                if let refusal = pinnedRelay.failure(of: origin, since: mark) { throw refusal }
-                // The connection guard cannot see a relayed connection's server close it while idle (it reads TCP state,
-                // and this is a Unix socket), so a request can be written just as that happens and fail unanswered. An
-                // idempotent one whose body can be read again is sent once more on a new connection, as RFC 9110
-                // (9.2.2) lets a client do; any other fails as it did.
-                let idempotent =
-                    isIdempotent ?? CallContext.current?.isIdempotent ?? CallContext.isIdempotent(request.method)
-                guard idempotent, body.map({ $0.iterationBehavior == .multiple }) ?? true, !Task.isCancelled,
-                    Self.closedUnanswered(error)
-                else { throw error }
-                mark = pinnedRelay.mark()
+            try await Self.resendingOnStaleConnection(
+                canResend: { idempotent && repeatable },
+                isStale: Self.closedUnanswered
+            ) {
+                let mark = pinnedRelay.mark()
                 do {
                     return try await perform(relayURL, target.authority)
                 } catch {
+                    // Only for a connection that closed under AsyncHTTPClient: a cancellation or a timeout is the call's own.
                     if let error = error as? ParleyError, error.kind == .cancelled || error.kind == .timeout { throw error }
                     throw pinnedRelay.failure(of: origin, since: mark) ?? error
                 }
@@ -236,19 +231,21 @@ public struct AsyncHTTPClientTransport: ShutdownTransport {
 
     /// The one resend of a request lost on a stale connection: `attempt`, and once more when it failed because the pool
     /// handed out a kept-alive connection that the server had already closed while it was idle, nothing of the request
-    /// written on it (``isStaleConnection(_:)``). Sending it again on a new connection is then safe for any method, as
-    /// long as the body can be sent again (`canResend`) and the head's `deadline` has not passed.
+    /// written on it (``isStaleConnection(_:)``, or `isStale` for a relayed connection, whose closing the connection
+    /// guard cannot see). Sending it again on a new connection is then safe for any method, as long as the body can be
+    /// sent again and the caller allows it (`canResend`) and the head's `deadline` has not passed.
     ///
     /// Not after a cancellation: cancelling a request closes its channel, which can also read as "I/O on closed
     /// channel", and a resend then would open a new connection for a call that is over.
     static func resendingOnStaleConnection<Result>(
         before deadline: NIODeadline = .distantFuture,
         canResend: () -> Bool = { true },
+        isStale: (any Error) -> Bool = isStaleConnection,
         _ attempt: () async throws -> Result
     ) async throws -> Result {
         do {
             return try await attempt()
-        } catch  where isStaleConnection(error) && !Task.isCancelled && NIODeadline.now() < deadline && canResend() {
+        } catch  where isStale(error) && !Task.isCancelled && NIODeadline.now() < deadline && canResend() {
             return try await attempt()
         }
     }

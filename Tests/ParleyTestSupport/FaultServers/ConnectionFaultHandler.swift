@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import Parley
 import ParleyDemoServer
 
 /// Reads requests on one ``ConnectionFaultServer`` connection, one after the other, and answers each by its path.
@@ -87,18 +88,14 @@ final class ConnectionFaultHandler: ChannelInboundHandler {
         self.received.moveReaderIndex(forwardBy: view.distance(from: view.startIndex, to: range.upperBound))
         self.received.discardReadBytes()
         let lines = text.split(separator: "\r\n")
-        let target = lines.first.map { $0.split(separator: " ") }.flatMap { $0.count == 3 ? $0[1] : nil } ?? "/"
+        let requestLine = lines.first.map { $0.split(separator: " ") }
+        let target = RequestTarget(requestLine.flatMap { $0.count == 3 ? String($0[1]) : nil } ?? "/")
         var length = 0
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":"), line[..<colon].lowercased() == "content-length" else { continue }
             length = Int(line[line.index(after: colon)...].trimmingPrefix(" ")) ?? 0
         }
-        let question = target.firstIndex(of: "?")
-        return (
-            String(target[..<(question ?? target.endIndex)]),
-            QueryItems(rawQuery: question.map { target[target.index(after: $0)...] } ?? ""),
-            length
-        )
+        return (String(target.path), QueryItems(rawQuery: target.queryText ?? ""), length)
     }
 
     private func answer(_ head: (path: String, query: QueryItems, bodyLength: Int), context: ChannelHandlerContext) {

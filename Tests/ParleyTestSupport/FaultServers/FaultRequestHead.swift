@@ -1,4 +1,5 @@
 import NIOCore
+import Parley
 import ParleyDemoServer
 
 /// A request as the fault server reads it: request line, header fields and a `Content-Length` body.
@@ -49,12 +50,12 @@ struct FaultRequestHead: Sendable {
         guard length >= 0 else { return .malformed("Content-Length is not a number") }
         let received = bytes.distance(from: end, to: bytes.endIndex) - 4
         guard received >= length else { return .incomplete }
-        let target = requestLine[1]
-        let question = target.firstIndex(of: "?")
+        // The target read as the demo server reads it: Parley's one request-target parser.
+        let target = RequestTarget(String(requestLine[1]))
         let head = FaultRequestHead(
             method: String(requestLine[0]),
-            path: String(target[..<(question ?? target.endIndex)]),
-            query: QueryItems(rawQuery: question.map { target[target.index(after: $0)...] } ?? ""),
+            path: String(target.path),
+            query: QueryItems(rawQuery: target.queryText ?? ""),
             fields: fields,
             bodyLength: length
         )
