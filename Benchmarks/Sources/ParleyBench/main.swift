@@ -246,12 +246,31 @@ let cannedBareProbe = Comparison(
     concurrency: 1
 )
 
+/// Without deadlines, decompression or redirects: what the rest of the pipeline costs.
+let cannedMinimal = Client(
+    baseURL: baseURL,
+    transport: CannedTransport(),
+    configuration: Client.Configuration(
+        redirects: .none,
+        decompression: nil,
+        responseHeadTimeout: nil,
+        responseBodyTimeout: nil
+    )
+)
+let cannedMinimalProbe = Comparison(
+    name: "probe-canned-minimal",
+    parley: Side(name: "canned, no deadlines, decompression or redirects") { _ = try await cannedMinimal.send(GetItem()) },
+    baseline: Side(name: "decode") { _ = try JSONDecoder().decode(Item.self, from: CannedTransport.object) },
+    requests: 100_000,
+    concurrency: 1
+)
+
 // Profiling mode: `--profile NAME --side parley|baseline [--requests N]` runs one side only, once, so that
 // `perf record` or `valgrind --tool=callgrind` sees just that side's work.
 if let profileIndex = arguments.firstIndex(of: "--profile"), profileIndex + 1 < arguments.count {
     let name = arguments[profileIndex + 1]
-    guard let comparison = (comparisons + probes + probesC1 + [cannedProbe, cannedBareProbe]).first(where: { $0.name == name })
-    else {
+    let cannedProbes = [cannedProbe, cannedBareProbe, cannedMinimalProbe]
+    guard let comparison = (comparisons + probes + probesC1 + cannedProbes).first(where: { $0.name == name }) else {
         throw BenchError.usage("no comparison named \(name)")
     }
     let sideName = arguments.firstIndex(of: "--side").map { arguments[$0 + 1] } ?? "parley"
@@ -272,7 +291,7 @@ if let profileIndex = arguments.firstIndex(of: "--profile"), profileIndex + 1 < 
 // Several sides alternately: `--ab NAME:SIDE,NAME:SIDE,… [--rounds N] [--requests N]`; prints each side's
 // median throughput, for comparing variants during profiling.
 if let abIndex = arguments.firstIndex(of: "--ab"), abIndex + 1 < arguments.count {
-    let all = comparisons + probes + probesC1 + [cannedProbe, cannedBareProbe]
+    let all = comparisons + probes + probesC1 + [cannedProbe, cannedBareProbe, cannedMinimalProbe]
     let specs = arguments[abIndex + 1].split(separator: ",").map(String.init)
     let abRounds = arguments.firstIndex(of: "--rounds").flatMap { Int(arguments[$0 + 1]) } ?? 5
     let count = arguments.firstIndex(of: "--requests").flatMap { Int(arguments[$0 + 1]) } ?? 8_000
