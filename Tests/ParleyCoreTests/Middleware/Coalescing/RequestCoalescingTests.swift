@@ -38,9 +38,12 @@ private final class RequestGate: ClientMiddleware, Sendable {
         let id = UUID()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                // The cancellation flag read once: read twice, a cancellation between the reads left the continuation
+                // both stored (for the handler to resume) and resumed here.
                 let isOpen = state.mutate { state -> Bool in
-                    if !state.isOpen, !Task.isCancelled { state.waiting[id] = continuation }
-                    return state.isOpen || Task.isCancelled
+                    let goesOn = state.isOpen || Task.isCancelled
+                    if !goesOn { state.waiting[id] = continuation }
+                    return goesOn
                 }
                 if isOpen { continuation.resume() }
             }
