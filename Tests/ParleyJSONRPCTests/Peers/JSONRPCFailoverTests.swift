@@ -76,7 +76,8 @@ struct JSONRPCFailoverTests {
             client: Client(baseURL: try #require(URL(string: demo.baseURL)), transport: AsyncHTTPClientTransport.shared),
             path: "/rpc"
         )
-        let channel = JSONRPCFailoverChannel([limited, fast])
+        // A rest longer than any wait of a loaded run: the default 5 s had passed by the check when the call took 22 s.
+        let channel = JSONRPCFailoverChannel([limited, fast], policy: JSONRPCFailoverPolicy(rest: .seconds(60)))
         let rpc = JSONRPCClient(channel: channel)
         let key = "failover-\(UUID().uuidString)"
         // The peer's `limited` answers -32005; the demo server has no `limited`, so its -32601 is the call's answer.
