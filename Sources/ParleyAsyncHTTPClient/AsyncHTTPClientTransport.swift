@@ -332,15 +332,15 @@ extension AsyncHTTPClientTransport: PipelineTransport {
         let payload = try await Payload.of(body)
         if case .stream = payload {
             let operationID = scope.operationID
-            let send: @Sendable (HTTPRequest, HTTPBody?) async throws -> (HTTPResponse, HTTPBody?) = { request, body in
+            guard let limit = scope.headTimeout else {
+                let (response, responseBody) = try await send(request, body: body, baseURL: baseURL, operationID: operationID)
+                return (response, .streaming(responseBody))
+            }
+            let head = HeadDeadline(limit: limit)
+            let (body, sent) = head.watching(body)
+            let (response, responseBody) = try await head.send(startingAt: sent) {
                 try await self.send(request, body: body, baseURL: baseURL, operationID: operationID)
             }
-            let (response, responseBody) =
-                if let limit = scope.headTimeout {
-                    try await HeadDeadline(limit: limit).send(request, body: body, send)
-                } else {
-                    try await send(request, body)
-                }
             return (response, .streaming(responseBody))
         }
         let head = scope.headTimeout.map { (limit: $0, deadline: NIODeadline.now() + TimeAmount($0)) }

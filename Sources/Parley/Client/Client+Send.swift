@@ -13,7 +13,7 @@ extension Client {
     /// Cancelling the calling task cancels the request in the transport and fails with
     /// ``ParleyError/Kind/cancelled``.
     public func send<E: Endpoint>(_ endpoint: E) async throws(ParleyError) -> E.Response {
-        try await response(for: endpoint).value
+        try await response(for: endpoint, body: nil, progress: nil).value
     }
 
     /// Sends `endpoint` and returns its decoded response together with the response head (status, headers).

@@ -7,7 +7,7 @@
 /// (``Client/Configuration/streamIdleTimeout``, one watchdog per stream: ``watch(idle:check:)``) and the deadline of
 /// a download.
 package enum Deadline {
-    /// What one child of the group reports.
+    /// What one child of ``run(watchedBy:expired:_:)``'s group reports.
     private enum Step<Value: Sendable>: Sendable {
         case finished(Value)
         case expired
@@ -25,27 +25,26 @@ package enum Deadline {
     /// end at once when cancelled, leaving the work to the others and cancelling it when nobody waits any more
     /// (`JSONRPCBatchingChannel` does): the shared work is not the caller's to wait for.
     ///
-    /// It costs one child task and one entry of the ``DeadlineTimer``'s heap, not a second child sleeping on a timer.
+    /// It costs one child task (of a discarding group: the outcome is kept beside the race, not in a queue of
+    /// results) and one entry of the ``DeadlineTimer``'s heap, not a second child sleeping on a timer; an operation
+    /// that ends without suspending costs no timer entry at all.
     package static func run<Value: Sendable>(
         within limit: Duration,
         startingAt start: Signal? = nil,
         timer: DeadlineTimer = .shared,
-        expired: @escaping @Sendable () -> any Error,
+        expired: () -> any Error,
         _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         let now = ContinuousClock.now
-        return try await withThrowingTaskGroup(of: Value.self) { group in
-            let race = Race(timer: timer)
-            let child: @Sendable () async throws -> Value = {
-                defer { race.operationEnded() }
-                return try await operation()
-            }
+        let race = Race(operation, timer: timer)
+        await withDiscardingTaskGroup { group in
             // Started on this thread, up to its first suspension: an operation that answers at once (a canned or
-            // in-memory transport, a cached answer) ends before any thread is woken or any timer is set.
+            // in-memory transport, a cached answer) ends before any thread is woken or any timer is set. The closure
+            // is written where it is passed, capturing the race alone: no thunk or context is allocated for it.
             if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-                group.addImmediateTask(operation: child)
+                group.addImmediateTask { await race.runOperation() }
             } else {
-                group.addTask(operation: child)
+                group.addTask { await race.runOperation() }
             }
             if let start {
                 start.onFire { race.arm(at: .now + limit) }
@@ -53,59 +52,79 @@ package enum Deadline {
                 race.arm(at: now + limit)
             }
             // A caller cancelled cancels the child, whose end resumes this wait: its own outcome then decides.
-            if await race.firstEnd() == .expired {
-                group.cancelAll()
-                while (try? await group.next()) != nil {}
-                throw expired()
-            }
-            guard let value = try await group.next() else { throw expired() }  // unreachable: the child has ended
-            return value
+            // Past the deadline, the child is cancelled, and the group awaits it before returning.
+            if await race.firstEnd() == .expired { group.cancelAll() }
         }
+        // The child has ended (the group awaited it): its outcome is kept, unless the deadline came first.
+        guard let outcome = race.outcome else { throw expired() }
+        return try outcome.get()
     }
 
-    /// Which of an operation and its deadline came first (``run(within:startingAt:expired:_:)``).
-    private final class Race: Sendable {
+    /// Which of an operation and its deadline came first (``run(within:startingAt:timer:expired:_:)``), and the
+    /// operation's outcome when it did: one allocation, its state and lock together (``LockedState``).
+    private struct Race<Value: Sendable>: Sendable {
         enum End: Sendable { case operation, expired }
 
-        private struct State {
+        private struct State: Sendable {
+            /// Taken when it runs: a caller's `withoutActuallyEscaping` closure is not kept past the call.
+            var operation: (@Sendable () async throws -> Value)?
+            let timer: DeadlineTimer
             var end: End?
-            var timer: DeadlineTimer.Token?
+            var outcome: Result<Value, any Error>?
+            var token: DeadlineTimer.Token?
             var waiter: CheckedContinuation<End, Never>?
         }
 
-        private let state = LockedState(State())
-        private let timer: DeadlineTimer
+        private let state: LockedState<State>
 
-        init(timer: DeadlineTimer) {
-            self.timer = timer
+        init(_ operation: @escaping @Sendable () async throws -> Value, timer: DeadlineTimer) {
+            state = LockedState(State(operation: operation, timer: timer))
+        }
+
+        /// The operation's outcome, when it ended before the deadline.
+        var outcome: Result<Value, any Error>? {
+            state.withLock { $0.end == .operation ? $0.outcome : nil }
+        }
+
+        /// Runs the operation and ends the race with its outcome.
+        func runOperation() async {
+            var operation = state.withLock { $0.operation.take() }
+            let outcome: Result<Value, any Error>
+            do {
+                guard let run = operation.take() else { throw CancellationError() }  // unreachable: it runs once
+                outcome = .success(try await run())
+            } catch {
+                outcome = .failure(error)
+            }
+            end(.operation, outcome)
         }
 
         /// Starts the clock: the deadline is `deadline`, unless the operation has already ended.
         func arm(at deadline: ContinuousClock.Instant) {
-            if state.withLock({ $0.end != nil }) { return }
+            guard let timer = state.withLock({ $0.end == nil ? $0.timer : nil }) else { return }
             // Scheduled outside the lock (the timer has its own), then kept, or taken back if the race is over.
-            let token = timer.schedule(at: deadline) { [self] in end(.expired) }
+            let token = timer.schedule(at: deadline) { [self] in end(.expired, nil) }
             let over = state.withLock { state -> Bool in
                 if state.end != nil { return true }
-                state.timer = token
+                state.token = token
                 return false
             }
             if over { timer.cancel(token) }
         }
 
-        func operationEnded() { end(.operation) }
-
-        private func end(_ end: End) {
-            let (waiter, timer) = state.withLock { state -> (CheckedContinuation<End, Never>?, DeadlineTimer.Token?) in
-                guard state.end == nil else { return (nil, nil) }
+        private func end(_ end: End, _ outcome: Result<Value, any Error>?) {
+            let ended = state.withLock { state -> (CheckedContinuation<End, Never>?, DeadlineTimer.Token?, DeadlineTimer)? in
+                guard state.end == nil else { return nil }
                 state.end = end
+                state.outcome = outcome
                 defer {
                     state.waiter = nil
-                    state.timer = nil
+                    state.token = nil
                 }
-                return (state.waiter, end == .operation ? state.timer : nil)
+                return (state.waiter, end == .operation ? state.token : nil, state.timer)
             }
-            if let timer { self.timer.cancel(timer) }
+            guard let (waiter, token, timer) = ended else { return }
+            if let token { timer.cancel(token) }
             waiter?.resume(returning: end)
         }
 

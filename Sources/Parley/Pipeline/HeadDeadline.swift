@@ -1,4 +1,4 @@
-package import HTTPTypes
+import HTTPTypes
 package import OpenAPIRuntime
 
 #if canImport(FoundationEssentials)
@@ -22,27 +22,22 @@ package struct HeadDeadline: Sendable {
         self.limit = limit
     }
 
-    /// `send(request, body)` with the head bounded; the returned body is not (``ByteStream`` bounds its gaps).
-    package func send(
-        _ request: HTTPRequest,
-        body: HTTPBody?,
-        _ send: @escaping @Sendable (HTTPRequest, HTTPBody?) async throws -> (HTTPResponse, HTTPBody?)
-    ) async throws -> (HTTPResponse, HTTPBody?) {
+    /// `body` as the transport is to be handed it, and when the clock starts: a body the transport streams is watched
+    /// so that its last byte taken starts it (the signal); without one (or with an empty one), it starts at once (`nil`).
+    package func watching(_ body: HTTPBody?) -> (body: HTTPBody?, sent: Deadline.Signal?) {
+        guard let body, body.length != .known(0) else { return (body, nil) }
+        let signal = Deadline.Signal()
+        return (body.watched(by: SendingSignal(sent: signal)), signal)
+    }
+
+    /// `send()`, which hands the transport the request and the body of ``watching(_:)``, with its head bounded from
+    /// `sent` (or from now); the returned body is not bounded (``ByteStream`` bounds its gaps).
+    package func send<Value: Sendable>(
+        startingAt sent: Deadline.Signal?,
+        _ send: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
         let limit = self.limit
-        // A body the transport streams starts the clock once taken; without one, it starts now.
-        var sent: Deadline.Signal?
-        var wrapped = body
-        if let body, body.length != .known(0) {
-            let signal = Deadline.Signal()
-            wrapped = body.watched(by: SendingSignal(sent: signal))
-            sent = signal
-        }
-        return try await Deadline.run(
-            within: limit,
-            startingAt: sent,
-            expired: { Self.expired(limit) },
-            { [wrapped] in try await send(request, wrapped) }
-        )
+        return try await Deadline.run(within: limit, startingAt: sent, expired: { Self.expired(limit) }, send)
     }
 
     /// The error of a response head that did not arrive within `limit`.

@@ -24,7 +24,7 @@ import OpenAPIRuntime
 /// 7. **redirects**: each hop followed by the client's ``RedirectPolicy``, credentials kept to their origin;
 /// 8. **per request**: each request handed down from here (every attempt, every hop) gets the cookies of
 ///    ``Client/Configuration/cookies`` for its URL (and its response's are stored), may be answered from
-///    ``Client/Configuration/cache``, is counted, then passes the
+///    ``Client/Configuration/cache``, is counted (when there are request middlewares to tell), then passes the
 ///    client's request middlewares, where tracing lives (a ``TracingMiddleware`` listed among the call's middlewares
 ///    is moved here, ahead of the request middlewares, so that it opens a span per request);
 /// 9. **transport**: header checks, decompression negotiated, the request handed to the one ``PipelineTransport``
@@ -85,8 +85,11 @@ final class Pipeline: Sendable {
             base: try? base.get(),
             decompression: configuration.decompression
         )
-        handler = Self.middlewareStage(self.requestMiddlewares, around: handler)
-        handler = Self.countingStage(around: handler)
+        if !self.requestMiddlewares.isEmpty {
+            handler = Self.middlewareStage(self.requestMiddlewares, around: handler)
+            // Counted for the request middlewares only (``CallScope/requests`` is `nil` without them).
+            handler = Self.countingStage(around: handler)
+        }
         // A credential added below the cache (by an auth request middleware) is one it cannot vary on: no cache then.
         if let cache = configuration.cache, !self.requestMiddlewares.contains(where: { $0 is any CredentialMiddleware }) {
             // Per hop, under the cookies: a stored answer is per URL, and per user (its Cookie and Authorization).
@@ -137,7 +140,8 @@ final class Pipeline: Sendable {
         // What ParleyError.curlCommand shows: recorded per request only when something between here and the transport
         // changes the request (middlewares, cookies); otherwise rebuilt on failure, and the call allocates nothing.
         let sent = recordsSentRequests ? SentRequest() : nil
-        let call = { @Sendable [self] () async throws(ParleyError) -> Value in
+        // A local function, not a closure: its captures are boxed only when a deadline runs it as a child task.
+        @Sendable func call() async throws(ParleyError) -> Value {
             // 3. limiter
             let permit = try await limiter?.acquire()
             // 4. request
@@ -258,9 +262,7 @@ final class Pipeline: Sendable {
     /// Stage 7: redirects followed under the middlewares, so that each middleware sees the call once.
     private static func redirectStage(_ redirects: RedirectFollower, around next: @escaping Handler) -> Handler {
         { request, body, url in
-            try await redirects.send(request, body: body, baseURL: url, drain: drain) { request, body, url in
-                try await next(request, body, url)
-            }
+            try await redirects.send(request, body: body, baseURL: url, drain: drain, hop: next)
         }
     }
 

@@ -56,7 +56,9 @@ struct StreamingTransport: PipelineTransport {
         let response: HTTPResponse
         let responseBody: HTTPBody?
         if let limit = scope.headTimeout {
-            (response, responseBody) = try await HeadDeadline(limit: limit).send(request, body: body) { request, body in
+            let head = HeadDeadline(limit: limit)
+            let (body, sent) = head.watching(body)
+            (response, responseBody) = try await head.send(startingAt: sent) {
                 try await base.send(request, body: body, baseURL: baseURL, operationID: operationID)
             }
         } else {

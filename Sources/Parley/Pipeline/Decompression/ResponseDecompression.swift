@@ -38,11 +38,19 @@ public struct ResponseDecompression: Sendable {
 
     /// Adds `Accept-Encoding: gzip, deflate` unless the request sets its own (`identity` for a `Range` request).
     func prepare(_ request: HTTPRequest) -> HTTPRequest {
-        guard request.headerFields[.acceptEncoding] == nil else { return request }
         var request = request
+        if request.headerFields.isEmpty {
+            // The common request without fields shares one (no allocation per call).
+            request.headerFields = Self.acceptingCompressed
+            return request
+        }
+        guard request.headerFields[.acceptEncoding] == nil else { return request }
         request.headerFields[.acceptEncoding] = request.headerFields[.range] == nil ? "gzip, deflate" : "identity"
         return request
     }
+
+    /// The fields of a request that had none, once prepared.
+    private static let acceptingCompressed: HTTPFields = [.acceptEncoding: "gzip, deflate"]
 
     /// The response with its body decoded when its `Content-Encoding` is `gzip`, `x-gzip` or `deflate`.
     func decode(_ response: HTTPResponse, body: HTTPBody?) throws -> (HTTPResponse, HTTPBody?) {

@@ -14,20 +14,26 @@ struct RedirectFollower: Sendable {
 
     /// Sends `request` by `hop`, then each redirect the policy follows; `drain` drops a redirect's response body
     /// (a streamed one is read a little, so that its connection can be reused; one read whole is simply let go).
-    func send<Payload>(
+    func send(
         _ request: HTTPRequest,
         body: HTTPBody?,
         baseURL: URL,
-        drain: (Payload) async -> Void,
-        hop: (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, Payload)
-    ) async throws -> (HTTPResponse, Payload) {
+        drain: (ResponseBody.Storage) async -> Void,
+        hop: Pipeline.Handler
+    ) async throws -> (HTTPResponse, ResponseBody.Storage) {
         guard policy.maxRedirects > 0 else { return try await hop(request, body, baseURL) }
         var request = request
         var body = body
         // Made at the first redirect only: most calls have none and pay nothing for it.
         var state: RedirectState?
         while true {
-            let (response, responseBody) = try await Self.sending(to: state?.hopTarget) { try await hop(request, body, baseURL) }
+            // The first hop is sent as it is (its target is the call's): no scope to bind, no closure to call through.
+            let (response, responseBody) =
+                if let target = state?.hopTarget {
+                    try await Self.sending(to: target) { try await hop(request, body, baseURL) }
+                } else {
+                    try await hop(request, body, baseURL)
+                }
             guard RedirectState.isRedirect(response) else { return (response, responseBody) }
             if state == nil {
                 state = RedirectState(first: request, policy: policy, baseURL: baseURL, added: OriginBoundCredentials.current)
@@ -50,10 +56,10 @@ struct RedirectFollower: Sendable {
     /// `send` with `target` as the call's request target (``CallScope/target``), when there is a call scope: the next
     /// hop's URL, taken apart once by ``RedirectState``, for the stages below.
     private static func sending<Result>(
-        to target: RequestTarget?,
+        to target: RequestTarget,
         _ send: () async throws -> Result
     ) async throws -> Result {
-        guard let target, var scope = CallScope.current else { return try await send() }
+        guard var scope = CallScope.current else { return try await send() }
         scope.target = target
         return try await CallScope.$current.withValue(scope) { try await send() }
     }
