@@ -19,7 +19,8 @@ public import Parley
 ///
 /// The first message of a batch waits at most `window` for others; a batch of `maxBatchSize` goes at once. Each
 /// call's result and error are what they would be alone: the answer is split by id, bytes untouched. Messages that
-/// are batches already go as they are. A batch is repeatable only when all its calls are. The answer is read once
+/// are batches already go as they are, and so does a call with header fields of its own
+/// (``JSONRPCMethod/headerFields``), which one POST cannot carry for a single call of a batch. A batch is repeatable only when all its calls are. The answer is read once
 /// for all its calls, with the checks of a `JSONRPCClient` batch (an id answered twice is a
 /// `jsonRPCProtocol` failure of its call). A caller that stops waiting (cancelled, timed
 /// out) returns at once: a batch that has not left goes without it, one in flight goes on for the others, and is
@@ -66,7 +67,9 @@ public final class JSONRPCBatchingChannel: JSONRPCChannel {
         // (from a non-throwing continuation), thrown once, here: the frames kept are small, and the failure shared by
         // a batch's calls reaches each as it is, neither boxed nor described again.
         let answer: Result<JSONRPCReply?, ParleyError>
-        if JSONRPCFrame.isBatch(message) {
+        // A message with header fields of its own (``JSONRPCMethod/headerFields``) goes alone: one POST carries one set
+        // of header fields, and another call's must be neither added to it nor lost.
+        if JSONRPCFrame.isBatch(message) || !exchange.headerFields.isEmpty {
             answer = await pass(message, exchange)
         } else {
             let key = state.withLock { $0.number() }
@@ -81,7 +84,7 @@ public final class JSONRPCBatchingChannel: JSONRPCChannel {
         return try answer.get()
     }
 
-    /// A message that is a batch already, sent as it is.
+    /// A message that is a batch already, or one with header fields of its own, sent as it is.
     private func pass(_ message: Data, _ exchange: JSONRPCExchange) async -> Result<JSONRPCReply?, ParleyError> {
         do throws(ParleyError) {
             return .success(try await base.exchange(message, describing: exchange))

@@ -55,6 +55,8 @@ private final class BatchServer: Sendable {
     let gate = Gate()
     /// The number of messages of each POST, in arrival order.
     let sizes = LockedBox<[Int]>([])
+    /// The `X-Route` field of each POST (nil when it has none), in arrival order, with its number of messages.
+    let routes = LockedBox<[(route: String?, messages: Int)]>([])
     /// Each POST's number of messages, as it arrives.
     let arrivals: AsyncStream<Int>
     private let arrived: AsyncStream<Int>.Continuation
@@ -78,7 +80,8 @@ private final class BatchServer: Sendable {
         router.post("rpc") { request, _ -> Response in
             let body = try await request.body.collect(upTo: 1 << 20)
             guard let server = box.value else { return Response(status: .serviceUnavailable) }
-            return try await server.answer(Data(body.readableBytesView))
+            let route = request.headers.first { $0.name.canonicalName == "x-route" }?.value
+            return try await server.answer(Data(body.readableBytesView), route: route)
         }
         let server = try await TestServer.start(router, label: "parley.batch-server")
         let batchServer = BatchServer(mode: mode, server: server, arrivals: arrivals, arrived: arrived)
@@ -92,11 +95,12 @@ private final class BatchServer: Sendable {
         await server.stop()
     }
 
-    private func answer(_ body: Data) async throws -> Response {
+    private func answer(_ body: Data, route: String?) async throws -> Response {
         let message = try JSONDecoder().decode(JSONValue.self, from: body)
         let messages: [JSONValue]
         if case .array(let elements) = message { messages = elements } else { messages = [message] }
         sizes.mutate { $0.append(messages.count) }
+        routes.mutate { $0.append((route, messages.count)) }
         arrived.yield(messages.count)
         var answers: [JSONValue] = []
         switch mode {
@@ -177,6 +181,14 @@ private func outcome<T: Sendable>(_ call: () async throws(ParleyError) -> T) asy
     }
 }
 
+/// A `sum` call with a header field of its own, as MCP's routing headers are.
+private struct RoutedSum: JSONRPCMethod {
+    typealias Result = Int
+    static let name = "sum"
+    let params: [Int]
+    var headerFields: Headers { ["X-Route": "alone"] }
+}
+
 @Suite("JSONRPCBatchingChannel against a hostile or slow server (issue 24, items 12 and 13)")
 struct BatchingChannelHardeningTests {
     /// A client of its own on `server`, whose transport and response-head limits are far above the test's time
@@ -216,6 +228,27 @@ struct BatchingChannelHardeningTests {
         server.gate.open()
         #expect(try await patient.get() == 3)
         #expect(server.sizes.value == [2])
+        try await client.shutdown()
+        await server.stop()
+    }
+
+    /// One POST carries one set of header fields: a call with its own goes alone, with them, and the calls batched
+    /// beside it in the same window carry none of them.
+    @Test("a call with header fields of its own goes alone, with them; the batch beside it has none", .timeLimit(.minutes(1)))
+    func headerFieldsGoAlone() async throws {
+        let server = try await BatchServer.start(.answer)
+        // A batch of two leaves as soon as both have arrived: no window has to end for this test.
+        let (rpc, client) = try rpc(server, window: .seconds(30), maxBatchSize: 2)
+        async let routed = outcome { () throws(ParleyError) in try await rpc.call(RoutedSum(params: [10, 20])) }
+        async let first = outcome { () throws(ParleyError) in try await rpc.call(Sum(params: [1, 2])) }
+        async let second = outcome { () throws(ParleyError) in try await rpc.call(Sum(params: [3, 4])) }
+        #expect(try await routed.get() == 30)
+        #expect(try await first.get() == 3)
+        #expect(try await second.get() == 7)
+        let routes = server.routes.value
+        #expect(routes.count == 2, "\(routes)")
+        #expect(routes.contains { $0.route == "alone" && $0.messages == 1 }, "\(routes)")
+        #expect(routes.contains { $0.route == nil && $0.messages == 2 }, "\(routes)")
         try await client.shutdown()
         await server.stop()
     }
