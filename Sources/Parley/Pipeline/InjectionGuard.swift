@@ -51,20 +51,10 @@ enum InjectionGuard {
             var end = index + 2
             while end < bytes.count, bytes[end].isHTTPWhitespace { end += 1 }
             var tokenEnd = end
-            while tokenEnd < bytes.count, isTokenByte(bytes[tokenEnd]) { tokenEnd += 1 }
+            while tokenEnd < bytes.count, bytes[tokenEnd].isHTTPTokenCharacter { tokenEnd += 1 }
             if tokenEnd > end, tokenEnd < bytes.count, bytes[tokenEnd] == UInt8(ascii: ":") { return true }
             index = max(end, index + 1)
         }
         return false
-    }
-
-    /// RFC 9110 `tchar`.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
     }
 }

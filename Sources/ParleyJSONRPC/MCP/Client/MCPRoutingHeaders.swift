@@ -85,7 +85,7 @@ enum MCPRoutingHeaders {
                     return .failure(Invalid(reason: "x-mcp-header is on a schema position not reached through properties alone"))
                 }
                 let at = PrintableText.escaping(path.joined(separator: "."))
-                guard case .string(let name) = annotation, !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
+                guard case .string(let name) = annotation, !name.isEmpty, name.utf8.allSatisfy(\.isHTTPTokenCharacter) else {
                     return .failure(Invalid(reason: "property \(at): x-mcp-header is not an RFC 9110 token"))
                 }
                 guard let type = members["type"]?.stringValue, ["string", "integer", "boolean"].contains(type) else {
@@ -128,13 +128,5 @@ enum MCPRoutingHeaders {
     /// Why a tool's `x-mcp-header` annotations are invalid.
     struct Invalid: Error {
         let reason: String
-    }
-
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"):
-            true
-        default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
     }
 }
