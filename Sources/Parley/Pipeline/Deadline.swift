@@ -88,11 +88,11 @@ package enum Deadline {
 
         /// Runs the operation and ends the race with its outcome.
         func runOperation() async {
-            var operation = state.withLock { $0.operation.take() }
+            let operation = state.withLock { $0.operation.take() }
             let outcome: Result<Value, any Error>
             do {
-                guard let run = operation.take() else { throw CancellationError() }  // unreachable: it runs once
-                outcome = .success(try await run())
+                guard let operation else { throw CancellationError() }  // unreachable: the one child runs it once
+                outcome = .success(try await operation())
             } catch {
                 outcome = .failure(error)
             }
