@@ -9,35 +9,53 @@ import OpenAPIRuntime
 
 extension Client {
     /// Validates the response (status, content type, validators) and decodes it with the endpoint's decoder.
+    ///
+    /// What only a failure or a validator needs is out of line (``unacceptable(_:response:body:acceptable:)``,
+    /// ``validated(_:response:body:)``, ``decodingFailure(_:endpoint:response:storage:)``): it lives on the thread's
+    /// stack or in a frame of its own, not in the async frame of every call.
     func decode<E: Endpoint>(
         _ endpoint: E,
         response: HTTPResponse,
         body: ResponseBody.Storage
     ) async throws(ParleyError) -> E.Response {
         try await validateHead(endpoint, response: response, body: body)
-        let limit = configuration.maxResponseBodySize
         var storage = body
-        let validators = configuration.validators + endpoint.validators
-        if !validators.isEmpty {
-            let data = try await Self.attachingResponse(response) { () throws(ParleyError) in
-                try await ResponseBody(head: response, storage: body, jsonDecoder: configuration.jsonDecoder, maxBytes: limit)
-                    .data()
-            }
-            for validator in validators {
-                do {
-                    try validator.validate(response, data)
-                } catch {
-                    throw ParleyError.wrapping(error, as: .validation, "\(error)").attaching(response: response, body: data)
-                }
-            }
-            storage = .buffered(data)
+        if !configuration.validators.isEmpty || !endpoint.validators.isEmpty {
+            storage = try await validated(endpoint.validators, response: response, body: body)
         }
-        let responseBody = ResponseBody(head: response, storage: storage, jsonDecoder: configuration.jsonDecoder, maxBytes: limit)
+        let responseBody = ResponseBody(
+            head: response,
+            storage: storage,
+            jsonDecoder: configuration.jsonDecoder,
+            maxBytes: configuration.maxResponseBodySize
+        )
         do {
             return try await endpoint.decoder.decode(responseBody)
         } catch {
             throw Self.decodingFailure(error, endpoint: endpoint.name, response: response, storage: storage)
         }
+    }
+
+    /// The body read whole and passed to the client's validators, then `endpointValidators`.
+    @inline(never)
+    private func validated(
+        _ endpointValidators: [ResponseValidator],
+        response: HTTPResponse,
+        body: ResponseBody.Storage
+    ) async throws(ParleyError) -> ResponseBody.Storage {
+        let data = try await Self.attachingResponse(response) { () throws(ParleyError) in
+            let limit = configuration.maxResponseBodySize
+            return try await ResponseBody(head: response, storage: body, jsonDecoder: configuration.jsonDecoder, maxBytes: limit)
+                .data()
+        }
+        for validator in configuration.validators + endpointValidators {
+            do {
+                try validator.validate(response, data)
+            } catch {
+                throw ParleyError.wrapping(error, as: .validation, "\(error)").attaching(response: response, body: data)
+            }
+        }
+        return .buffered(data)
     }
 
     /// Whether `endpoint`'s response is read whole before it is decoded: its decoder's type says it reads the whole body
@@ -55,24 +73,37 @@ extension Client {
     ) async throws(ParleyError) {
         let acceptable = endpoint.acceptableStatusCodes ?? configuration.acceptableStatusCodes
         guard acceptable.contains(response.status.code) else {
-            let excerpt: Data?
-            switch body {
-            case .streaming(let body): excerpt = await Self.excerpt(of: body)
-            case .buffered(let data): excerpt = data
-            case .failed(let data, _): excerpt = data
-            }
-            throw ParleyError(
-                .unacceptableStatus,
-                "The server answered \(response.status.code) \(response.status.reasonPhrase), "
-                    + "but \(endpoint.name) accepts only \(acceptable)."
-            )
-            .attaching(response: response, body: excerpt)
+            throw await Self.unacceptable(endpoint.name, response: response, body: body, acceptable: acceptable)
         }
         if let types = endpoint.acceptableContentTypes ?? configuration.acceptableContentTypes {
             try Self.checkContentType(response, accepted: types)
         }
     }
 
+    /// The error of a response whose status `endpoint` does not accept, with the first bytes of its body.
+    @inline(never)
+    private static func unacceptable(
+        _ endpoint: String,
+        response: HTTPResponse,
+        body: ResponseBody.Storage,
+        acceptable: StatusCodes
+    ) async -> ParleyError {
+        let excerpt: Data?
+        switch body {
+        case .streaming(let body): excerpt = await Self.excerpt(of: body)
+        case .buffered(let data): excerpt = data
+        case .failed(let data, _): excerpt = data
+        }
+        return ParleyError(
+            .unacceptableStatus,
+            "The server answered \(response.status.code) \(response.status.reasonPhrase), "
+                + "but \(endpoint) accepts only \(acceptable)."
+        )
+        .attaching(response: response, body: excerpt)
+    }
+
+    /// The error of a body the endpoint's decoder could not decode, with its excerpt and where it failed.
+    @inline(never)
     static func decodingFailure(
         _ error: any Error,
         endpoint: String,

@@ -82,54 +82,103 @@ public struct ParleyError: Error, Sendable, CustomStringConvertible {
         public var description: String { "\(method.rawValue) \(RequestTarget(url).redacted)" }
     }
 
+    /// The stored parts, boxed (``Boxed``): an error is one reference wide, so that the async frames of every call
+    /// that may throw one (typed throws keeps the error in the caller's frame) stay small. An error is rare and built
+    /// once; a change makes a new box.
+    private struct Fields: Sendable {
+        var kind: Kind
+        var message: String
+        var request: RequestSummary?
+        var curlCommand: String?
+        var response: HTTPResponse?
+        var body: Data?
+        var codingPath: String?
+        var underlying: (any Error)?
+        var attempts: Int?
+        var keptDownload: KeptDownload?
+        var serverPublicKeyPins: [String]?
+        var keepsLineFeeds = false
+    }
+
+    private var fields: Boxed<Fields>
+
     /// The class of failure.
-    public var kind: Kind
+    public var kind: Kind {
+        get { fields.kind }
+        set { fields.kind = newValue }
+    }
     /// What failed, in words; what a server sent is quoted with its unprintable characters escaped.
-    public var message: String
+    public var message: String {
+        get { fields.message }
+        set { fields.message = newValue }
+    }
     /// The request, once it was built.
-    public var request: RequestSummary?
+    public var request: RequestSummary? {
+        get { fields.request }
+        set { fields.request = newValue }
+    }
     /// The failed call's last request as a `curl` command line, as it was handed to the transport (after every
     /// middleware: credentials, cookies, the `Accept-Encoding` Parley adds), with the values of secret fields and
     /// credential query items as `<redacted>` (``CurlCommand``); `nil` when no request was built. Request bodies are
     /// not kept in errors, so it has none.
-    public var curlCommand: String?
+    public var curlCommand: String? {
+        get { fields.curlCommand }
+        set { fields.curlCommand = newValue }
+    }
     /// The response head, when one arrived.
-    public var response: HTTPResponse?
+    public var response: HTTPResponse? {
+        get { fields.response }
+        set { fields.response = newValue }
+    }
     /// The first bytes of the response body (at most 4 KiB), when read.
-    public var body: Data?
+    public var body: Data? {
+        get { fields.body }
+        set { fields.body = newValue }
+    }
     /// For decoding errors: where in the body it failed, as `items[3].name`.
-    public var codingPath: String?
+    public var codingPath: String? {
+        get { fields.codingPath }
+        set { fields.codingPath = newValue }
+    }
     /// The error that caused this one, if any.
-    public var underlying: (any Error)?
+    public var underlying: (any Error)? {
+        get { fields.underlying }
+        set { fields.underlying = newValue }
+    }
     /// How many attempts the call made, when a ``RetryMiddleware`` sent it more than once and gave up; `nil` otherwise.
-    public var attempts: Int?
+    public var attempts: Int? {
+        get { fields.attempts }
+        set { fields.attempts = newValue }
+    }
     /// For a download that can be resumed: the bytes received so far and where they are kept (download again with
     /// `resume: true` to continue); `nil` otherwise.
-    public var keptDownload: KeptDownload?
+    public var keptDownload: KeptDownload? {
+        get { fields.keptDownload }
+        set { fields.keptDownload = newValue }
+    }
     /// For a connection refused because the server presented no pinned public key (``TLSPolicy/pinnedPublicKeys``):
     /// the pins of the server's chain, leaf first, in the base64 form of ``TLSPolicy/pinnedPublicKeys``; `nil` otherwise.
-    public var serverPublicKeyPins: [String]?
+    public var serverPublicKeyPins: [String]? {
+        get { fields.serverPublicKeyPins }
+        set { fields.serverPublicKeyPins = newValue }
+    }
     /// Whether ``message`` and ``description`` keep their line feeds: only for messages Parley writes on several
     /// lines about local data (``init(_:multilineMessage:underlying:)``).
-    package var keepsLineFeeds = false
+    package var keepsLineFeeds: Bool { fields.keepsLineFeeds }
 
     /// An error of `kind` with a message.
     ///
     /// Characters of `message` that are not printable (controls, bidi overrides) are escaped as in
     /// ``bodyExcerpt``, since a message often quotes what a server sent.
     public init(_ kind: Kind, _ message: String, underlying: (any Error)? = nil) {
-        self.kind = kind
-        self.message = PrintableText.escaping(message)
-        self.underlying = underlying
+        fields = Boxed(Fields(kind: kind, message: PrintableText.escaping(message), underlying: underlying))
     }
 
     /// An error whose message is written on several lines (a report about local data, such as a test fixture's
     /// unused exchanges): line feeds are kept, every other character that is not printable is escaped.
     package init(_ kind: Kind, multilineMessage: String, underlying: (any Error)? = nil) {
-        self.kind = kind
-        self.message = PrintableText.escaping(multilineMessage, keepingLineFeeds: true)
-        self.underlying = underlying
-        self.keepsLineFeeds = true
+        let message = PrintableText.escaping(multilineMessage, keepingLineFeeds: true)
+        fields = Boxed(Fields(kind: kind, message: message, underlying: underlying, keepsLineFeeds: true))
     }
 
     /// The status code of the response, if any.
@@ -178,10 +227,12 @@ public struct ParleyError: Error, Sendable, CustomStringConvertible {
     /// bytes of it. The one way Parley attaches a response to an error; `onlyIfMissing` keeps a head (and body) the
     /// error already has, from a deeper stage that knew more.
     package func attaching(response: HTTPResponse?, body: Data? = nil, onlyIfMissing: Bool = false) -> ParleyError {
+        guard !onlyIfMissing || self.response == nil else { return self }
+        var parts = fields.value
+        parts.response = response
+        if let body { parts.body = body.prefix(ParleyError.excerptLimit) }
         var error = self
-        guard !onlyIfMissing || error.response == nil else { return error }
-        error.response = response
-        if let body { error.body = body.prefix(ParleyError.excerptLimit) }
+        error.fields.value = parts
         return error
     }
 

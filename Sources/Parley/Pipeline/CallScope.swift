@@ -17,27 +17,103 @@ import HTTPTypes
 /// binds a changed copy with ``with(_:_:)``. Outside a `Client` (a middleware in an OpenAPI-generated client) there
 /// is none until such a middleware binds one; every view then reads the defaults.
 package struct CallScope: Sendable {
+    /// The parts, boxed (``Boxed``): a scope is one reference wide, so that the async frames that hold one (every
+    /// stage of every call) and its task-local binding stay small. A scope is made once per call; a change (a retry's
+    /// attempt, a redirect's target, an auth middleware's credentials) makes a new box.
+    private struct Parts: Sendable {
+        var context: CallContext?
+        var headTimeout: Duration?
+        var requests: RequestCounter?
+        var sensitiveFields: SensitiveFields = .default
+        var sent: SentRequest?
+        var whole: WholeResponseLimits?
+        var credentials = OriginBoundCredentials()
+        var decompression: ResponseDecompression? = ResponseDecompression()
+        var target: RequestTarget?
+    }
+
+    private var parts: Boxed<Parts>
+
+    /// The parts of a scope outside a `Client`: the defaults, one box for all.
+    private static let defaults = Boxed(Parts())
+
+    /// The defaults: the scope of a middleware outside a `Client`.
+    init() {
+        parts = Self.defaults
+    }
+
+    init(
+        context: CallContext?,
+        headTimeout: Duration?,
+        requests: RequestCounter?,
+        sensitiveFields: SensitiveFields,
+        sent: SentRequest?,
+        whole: WholeResponseLimits?,
+        decompression: ResponseDecompression?,
+        target: RequestTarget?
+    ) {
+        parts = Boxed(
+            Parts(
+                context: context,
+                headTimeout: headTimeout,
+                requests: requests,
+                sensitiveFields: sensitiveFields,
+                sent: sent,
+                whole: whole,
+                decompression: decompression,
+                target: target
+            )
+        )
+    }
+
     /// The endpoint's name, whether the call may be sent again, the attempt; `nil` outside a `Client` until a
     /// ``RetryMiddleware`` counts attempts.
-    package var context: CallContext?
+    package var context: CallContext? {
+        get { parts.context }
+        set { parts.context = newValue }
+    }
     /// The limit on each response head (``HeadDeadline``): the endpoint's timeout, else the client's head timeout.
-    package var headTimeout: Duration?
+    package var headTimeout: Duration? {
+        get { parts.headTimeout }
+        set { parts.headTimeout = newValue }
+    }
     /// How many requests have reached the request middlewares (stage 8); `nil` when the client has none.
-    var requests: RequestCounter?
+    var requests: RequestCounter? {
+        get { parts.requests }
+        set { parts.requests = newValue }
+    }
     /// What the client treats as secret (``SensitiveFields/current``).
-    var sensitiveFields: SensitiveFields = .default
+    var sensitiveFields: SensitiveFields {
+        get { parts.sensitiveFields }
+        set { parts.sensitiveFields = newValue }
+    }
     /// The last request handed to the transport, for ``ParleyError/curlCommand``.
-    var sent: SentRequest?
+    var sent: SentRequest? {
+        get { parts.sent }
+        set { parts.sent = newValue }
+    }
     /// The limits of a response read whole, when the call reads it whole anyway (its decoder or validators do): a
     /// ``PipelineTransport`` may then read it whole where its bytes arrive.
-    package var whole: WholeResponseLimits?
+    package var whole: WholeResponseLimits? {
+        get { parts.whole }
+        set { parts.whole = newValue }
+    }
     /// The credentials the auth middlewares above added (``OriginBoundCredentials/current``).
-    var credentials = OriginBoundCredentials()
+    var credentials: OriginBoundCredentials {
+        get { parts.credentials }
+        set { parts.credentials = newValue }
+    }
     /// The client's decompression limits, `nil` when decompression is off (``ResponseDecompression/forTransport``).
-    var decompression: ResponseDecompression? = ResponseDecompression()
+    var decompression: ResponseDecompression? {
+        get { parts.decompression }
+        set { parts.decompression = newValue }
+    }
     /// The URL of the request in progress, taken apart: made in stage 1, then by ``RedirectState`` for each hop
     /// (``RequestTarget/of(_:baseURL:)``).
-    var target: RequestTarget?
+    var target: RequestTarget? {
+        get { parts.target }
+        set { parts.target = newValue }
+    }
 
     /// The endpoint's name, handed to middlewares and the transport as `operationID`.
     package var operationID: String { context?.endpointName ?? "" }

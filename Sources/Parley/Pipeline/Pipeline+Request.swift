@@ -10,7 +10,8 @@ import OpenAPIRuntime
 extension Pipeline {
     /// Builds the wire request for `endpoint` on `head` (``makeRequestHead(_:)``): merged and validated headers,
     /// `extraHeaders` where the endpoint sets no field of that name, the encoded body (`body`, when given, replaces
-    /// the endpoint's own).
+    /// the endpoint's own). Out of line: its work lives on the thread's stack, not in the async frame of each call.
+    @inline(never)
     func makeRequest<E: Endpoint>(
         _ endpoint: E,
         head: HTTPRequest,

@@ -155,15 +155,13 @@ final class Pipeline: Sendable {
             }
             if let progress, let unwrapped = body { body = CountingBody.wrap(unwrapped, reporter: progress) }
             // 5 to 9
-            let scope = CallScope(
-                context: CallContext(endpointName: endpoint.name, isIdempotent: endpoint.isIdempotent),
-                headTimeout: endpoint.timeout ?? configuration.responseHeadTimeout,
-                requests: requestMiddlewares.isEmpty ? nil : RequestCounter(),
-                sensitiveFields: sensitiveFields,
+            let scope = makeScope(
+                endpoint.name,
+                endpoint.isIdempotent,
+                endpoint.timeout,
+                target: target,
                 sent: sent,
-                whole: whole,
-                decompression: configuration.decompression,
-                target: RequestTarget(target, baseURL: nil)
+                whole: whole
             )
             let response: HTTPResponse
             var storage: ResponseBody.Storage
@@ -173,11 +171,7 @@ final class Pipeline: Sendable {
                 }
             } catch {
                 permit?.release()
-                let classified = Self.classify(error)
-                if scope.requests?.count == 0 {
-                    reportFailureBeforeSending(classified, request: request, endpoint: endpoint.name)
-                }
-                throw failure(classified, target: target, built: request, sent: sent)
+                throw chainFailure(error, scope: scope, endpoint: endpoint.name, target: target, built: request, sent: sent)
             }
             if let permit {
                 if case .streaming(let responseBody) = storage {
@@ -190,11 +184,7 @@ final class Pipeline: Sendable {
             do throws(ParleyError) {
                 return try await consume(response, storage)
             } catch {
-                let failure = failure(error, target: target, built: request, sent: sent)
-                CallScope.$current.withValue(scope) {  // what is secret (SensitiveFields.current), for the observers
-                    reportFailureAfterChain(failure, request: request, endpoint: endpoint.name)
-                }
-                throw failure
+                throw consumeFailure(error, scope: scope, endpoint: endpoint.name, target: target, built: request, sent: sent)
             }
         }
         do throws(ParleyError) {
@@ -208,6 +198,65 @@ final class Pipeline: Sendable {
             if let built { request.headerFields = built }
             throw failure(error, target: target, built: request, sent: sent)
         }
+    }
+
+    /// The scope of a call (stage 5). This and the failures below are out of line: what they take lives on the
+    /// thread's stack, not in the async frame of every call (package-benchmark's `client-overhead` counts the
+    /// frames' memory, and a frame over a task's slab costs an allocation).
+    @inline(never)
+    private func makeScope(
+        _ name: String,
+        _ isIdempotent: Bool,
+        _ timeout: Duration?,
+        target: HTTPRequest,
+        sent: SentRequest?,
+        whole: WholeResponseLimits?
+    ) -> CallScope {
+        CallScope(
+            context: CallContext(endpointName: name, isIdempotent: isIdempotent),
+            headTimeout: timeout ?? configuration.responseHeadTimeout,
+            requests: requestMiddlewares.isEmpty ? nil : RequestCounter(),
+            sensitiveFields: sensitiveFields,
+            sent: sent,
+            whole: whole,
+            decompression: configuration.decompression,
+            target: RequestTarget(target, baseURL: nil)
+        )
+    }
+
+    /// The error of a call whose stages 5 to 9 failed, told to the request middlewares' observers when no request
+    /// reached them.
+    @inline(never)
+    private func chainFailure(
+        _ error: any Error,
+        scope: CallScope,
+        endpoint: String,
+        target: HTTPRequest,
+        built request: HTTPRequest,
+        sent: SentRequest?
+    ) -> ParleyError {
+        let classified = Self.classify(error)
+        if scope.requests?.count == 0 {
+            reportFailureBeforeSending(classified, request: request, endpoint: endpoint)
+        }
+        return failure(classified, target: target, built: request, sent: sent)
+    }
+
+    /// The error of a call whose adapter's step (stage 10) failed, told to the middlewares' observers.
+    @inline(never)
+    private func consumeFailure(
+        _ error: ParleyError,
+        scope: CallScope,
+        endpoint: String,
+        target: HTTPRequest,
+        built request: HTTPRequest,
+        sent: SentRequest?
+    ) -> ParleyError {
+        let failure = failure(error, target: target, built: request, sent: sent)
+        CallScope.$current.withValue(scope) {  // what is secret (SensitiveFields.current), for the observers
+            reportFailureAfterChain(failure, request: request, endpoint: endpoint)
+        }
+        return failure
     }
 
     /// ``failure(_:request:sent:baseURL:sensitiveFields:)`` for a call of this client: the last request handed to the
@@ -314,11 +363,7 @@ final class Pipeline: Sendable {
         decompression: ResponseDecompression?
     ) -> Handler {
         { request, body, url in
-            let request = decompression?.prepare(request) ?? request
-            let url = BaseURL.transportURL(for: request, base: base, fallback: url)
-            try InjectionGuard.refuseInjected(request)
-            let scope = CallScope.current ?? CallScope()
-            scope.sent?.record(request, baseURL: url, credentials: scope.credentials)
+            let (request, url, scope) = try prepare(request, url, base: base, decompression: decompression)
             let response: HTTPResponse
             let storage: ResponseBody.Storage
             do {
@@ -327,17 +372,46 @@ final class Pipeline: Sendable {
                 throw transportFailure(error, request: request)
             }
             guard let decompression else { return (response, storage) }
-            switch storage {
-            case .streaming(let body):
-                let (decoded, inflating) = try decompression.decode(response, body: body)
-                return (decoded, .streaming(inflating))
-            case .buffered(let data) where !data.isEmpty && ResponseDecompression.coding(of: response) != nil:
-                // Read whole, still compressed: inflated as the decoder reads it, within the same limits.
-                let (decoded, inflating) = try decompression.decode(response, body: HTTPBody(data))
-                return (decoded, .streaming(inflating))
-            case .buffered, .failed:
-                return (response, storage)
-            }
+            return try inflating(response, storage, decompression)
+        }
+    }
+
+    /// Stage 9's request, checked, with the `Accept-Encoding` of decompression, its base URL (its origin) and the
+    /// call's scope, recorded as the call's last request. Out of line, like ``inflating(_:_:_:)``: what it takes lives
+    /// on the thread's stack, not in the async frame of every call (package-benchmark's `client-overhead` counts the
+    /// frames' memory).
+    @inline(never)
+    private static func prepare(
+        _ request: HTTPRequest,
+        _ url: URL,
+        base: BaseURL?,
+        decompression: ResponseDecompression?
+    ) throws -> (HTTPRequest, URL, CallScope) {
+        let request = decompression?.prepare(request) ?? request
+        let url = BaseURL.transportURL(for: request, base: base, fallback: url)
+        try InjectionGuard.refuseInjected(request)
+        let scope = CallScope.current ?? CallScope()
+        scope.sent?.record(request, baseURL: url, credentials: scope.credentials)
+        return (request, url, scope)
+    }
+
+    /// `storage` inflated as its `Content-Encoding` says (a body read whole and still compressed: as the decoder reads
+    /// it, within the same limits).
+    @inline(never)
+    private static func inflating(
+        _ response: HTTPResponse,
+        _ storage: ResponseBody.Storage,
+        _ decompression: ResponseDecompression
+    ) throws -> (HTTPResponse, ResponseBody.Storage) {
+        switch storage {
+        case .streaming(let body):
+            let (decoded, inflating) = try decompression.decode(response, body: body)
+            return (decoded, .streaming(inflating))
+        case .buffered(let data) where !data.isEmpty && ResponseDecompression.coding(of: response) != nil:
+            let (decoded, inflating) = try decompression.decode(response, body: HTTPBody(data))
+            return (decoded, .streaming(inflating))
+        case .buffered, .failed:
+            return (response, storage)
         }
     }
 }

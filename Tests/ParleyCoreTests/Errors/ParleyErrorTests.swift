@@ -9,6 +9,24 @@ import Testing
 
 @Suite("Errors", .timeLimit(.minutes(2)))
 struct ParleyErrorTests {
+    @Test("an error is a value: a changed copy leaves the original as it was (its parts are boxed, not shared)")
+    func valueSemantics() {
+        let original = ParleyError(.transport, "first", underlying: CancellationError())
+        var copy = original
+        copy.kind = .timeout
+        copy.message = "second"
+        copy.attempts = 3
+        copy.body = Data("excerpt".utf8)
+        copy.serverPublicKeyPins = ["pin"]
+        #expect(original.kind == .transport && original.message == "first")
+        #expect(original.attempts == nil && original.body == nil && original.serverPublicKeyPins == nil)
+        #expect(original.underlying is CancellationError)
+        #expect(copy.kind == .timeout && copy.message == "second" && copy.attempts == 3)
+        #expect(copy.body == Data("excerpt".utf8) && copy.serverPublicKeyPins == ["pin"])
+        #expect(copy.underlying is CancellationError)
+        #expect(copy.description.contains("second"))
+    }
+
     @Test(
         "a bad base URL is an invalid request, refused before anything is sent",
         arguments: [

@@ -14,6 +14,10 @@ struct RedirectFollower: Sendable {
 
     /// Sends `request` by `hop`, then each redirect the policy follows; `drain` drops a redirect's response body
     /// (a streamed one is read a little, so that its connection can be reused; one read whole is simply let go).
+    ///
+    /// The first hop is sent as it is (its target is the call's: no scope to bind, no closure to call through), and
+    /// an answer that is not a redirect goes straight back: what following takes (its state, its loop) lives in
+    /// ``follow(_:from:body:baseURL:drain:hop:)``'s frame, which a call without a redirect never allocates.
     func send(
         _ request: HTTPRequest,
         body: HTTPBody?,
@@ -21,25 +25,27 @@ struct RedirectFollower: Sendable {
         drain: (ResponseBody.Storage) async -> Void,
         hop: Pipeline.Handler
     ) async throws -> (HTTPResponse, ResponseBody.Storage) {
-        guard policy.maxRedirects > 0 else { return try await hop(request, body, baseURL) }
+        let answer = try await hop(request, body, baseURL)
+        guard policy.maxRedirects > 0, RedirectState.isRedirect(answer.0) else { return answer }
+        return try await follow(answer, from: request, body: body, baseURL: baseURL, drain: drain, hop: hop)
+    }
+
+    /// Follows the redirect `answer` to `request` and the ones after it, as the policy says.
+    @inline(never)
+    private func follow(
+        _ answer: (HTTPResponse, ResponseBody.Storage),
+        from request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        drain: (ResponseBody.Storage) async -> Void,
+        hop: Pipeline.Handler
+    ) async throws -> (HTTPResponse, ResponseBody.Storage) {
+        var (response, responseBody) = answer
         var request = request
         var body = body
-        // Made at the first redirect only: most calls have none and pay nothing for it.
-        var state: RedirectState?
+        var state = RedirectState(first: request, policy: policy, baseURL: baseURL, added: OriginBoundCredentials.current)
         while true {
-            // The first hop is sent as it is (its target is the call's): no scope to bind, no closure to call through.
-            let (response, responseBody) =
-                if let target = state?.hopTarget {
-                    try await Self.sending(to: target) { try await hop(request, body, baseURL) }
-                } else {
-                    try await hop(request, body, baseURL)
-                }
-            guard RedirectState.isRedirect(response) else { return (response, responseBody) }
-            if state == nil {
-                state = RedirectState(first: request, policy: policy, baseURL: baseURL, added: OriginBoundCredentials.current)
-            }
-            let decision = state?.decide(response, to: request, body: body.map { $0.iterationBehavior == .multiple }) ?? .answer
-            switch decision {
+            switch state.decide(response, to: request, body: body.map { $0.iterationBehavior == .multiple }) {
             case .answer:
                 return (response, responseBody)
             case .refuse(let error):
@@ -50,6 +56,13 @@ struct RedirectFollower: Sendable {
                 request = next
                 if !keepsBody { body = nil }
             }
+            (response, responseBody) =
+                if let target = state.hopTarget {
+                    try await Self.sending(to: target) { [request, body] in try await hop(request, body, baseURL) }
+                } else {
+                    try await hop(request, body, baseURL)
+                }
+            guard RedirectState.isRedirect(response) else { return (response, responseBody) }
         }
     }
 
