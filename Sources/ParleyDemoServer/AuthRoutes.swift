@@ -11,11 +11,17 @@ import Parley
 
 /// Routes that check credentials: a bearer token issued by the server, Basic credentials and an API key.
 ///
-/// - `POST /auth/token[?expiresIn=S]`: issues a new token (the previous one stops working), answering like an
+/// - `POST /auth/token[?expiresIn=S][&scope=S]`: issues a new token (the previous one stops working) with the scopes
+///   `scope` lists, space-separated (`read` when not given), answering like an
 ///   OAuth token endpoint: `{"access_token", "token_type": "Bearer", "expires_in"?, "number"}`.
 /// - `POST /auth/rotate`: revokes the current token (204).
 /// - `GET|POST /auth/me`: 200 `{"subject": "demo", "token": number}` for `Authorization: Bearer <current>`,
 ///   otherwise 401 with `WWW-Authenticate: Bearer error="invalid_token"`. A request body is read and ignored.
+/// - `GET /auth/write`: as `/auth/me`, for a token with the scope `write`: 401 with
+///   `Bearer error="invalid_token", scope="read", resource_metadata="…"` without the current token, 403 with
+///   `Bearer error="insufficient_scope", scope="write"` (RFC 6750) for a token without it; 200
+///   `{"subject": "demo", "token": number, "scope": "…"}` otherwise.
+/// - `GET /.well-known/oauth-protected-resource/auth/write`: that resource's RFC 9728 metadata.
 /// - `GET /auth/stats`: `{"issued", "rotations", "accepted", "rejected"}` of `/auth/me`.
 /// - `GET /auth/basic`: 200 `{"user": "ada"}` for Basic credentials ``basicUser`` / ``basicPassword``, else 401.
 /// - `GET /auth/key`: 200 `{"via": "header"|"query"}` for ``apiKey`` in `X-API-Key` or query item `api_key`, else 401.
@@ -34,16 +40,24 @@ enum AuthRoutes {
         let number: Int
     }
 
+    private struct ProtectedResource: Encodable {
+        let resource: String
+        let scopes_supported: [String]
+        let bearer_methods_supported: [String]
+    }
+
     /// Registers the routes on `router`, backed by `store`.
     static func register(on router: Router<DemoRequestContext>, store: AuthStore) {
         router.post("auth/token") { request, _ -> Response in
             let expiresIn: Int?
+            let items = RequestTarget(request).queryItems
             do throws(QueryError) {
-                expiresIn = try RequestTarget(request).queryItems.int("expiresIn", in: 0...Int.max)
+                expiresIn = try items.int("expiresIn", in: 0...Int.max)
             } catch {
                 return DemoResponses.error(error.message, status: .badRequest)
             }
-            let (token, number) = store.issue()
+            let scopes = items.first("scope").map { Set($0.split(separator: " ").map(String.init)) } ?? ["read"]
+            let (token, number) = store.issue(scopes: scopes)
             return try DemoResponses.json(Issued(access_token: token, expires_in: expiresIn, number: number))
         }
         router.post("auth/rotate") { _, _ -> Response in
@@ -59,6 +73,28 @@ enum AuthRoutes {
         }
         router.get("auth/me", use: me)
         router.post("auth/me", use: me)
+        router.get("auth/write") { request, _ -> Response in
+            guard let (number, scopes) = store.checkScoped(authorization: request.headers[.authorization]) else {
+                let metadata = "http://\(request.head.authority ?? "127.0.0.1")/.well-known/oauth-protected-resource/auth/write"
+                let challenge = "Bearer error=\"invalid_token\", scope=\"read\", resource_metadata=\"\(metadata)\""
+                return self.unauthorized(challenge: challenge, error: "invalid_token")
+            }
+            guard scopes.contains("write") else {
+                var response = DemoResponses.error("insufficient_scope", status: .forbidden)
+                response.headers[.wwwAuthenticate] = "Bearer error=\"insufficient_scope\", scope=\"write\""
+                return response
+            }
+            let scope = scopes.sorted().joined(separator: " ")
+            return try DemoResponses.json(["subject": "demo", "token": "\(number)", "scope": scope])
+        }
+        router.get(".well-known/oauth-protected-resource/auth/write") { request, _ -> Response in
+            // RFC 9728 protected-resource metadata, as the 401 challenge of /auth/write names it (no authorization
+            // server: the demo server's tokens come from POST /auth/token).
+            let resource = "http://\(request.head.authority ?? "127.0.0.1")/auth/write"
+            return try DemoResponses.json(
+                ProtectedResource(resource: resource, scopes_supported: ["read", "write"], bearer_methods_supported: ["header"])
+            )
+        }
         router.get("auth/stats") { _, _ in try DemoResponses.json(store.stats) }
         router.get("auth/basic") { request, _ -> Response in
             guard let (user, password) = self.basicCredentials(request.headers[.authorization]),

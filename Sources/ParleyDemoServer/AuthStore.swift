@@ -20,14 +20,17 @@ final class AuthStore: Sendable {
     private struct State {
         var current: String?
         var currentNumber = 0
+        /// The scopes of the current token.
+        var currentScopes: Set<String> = []
         var stats = Stats()
     }
 
     private let state = NIOLockedValueBox(State())
 
-    /// Makes a new token current and returns it with its number (1, 2, …).
-    func issue() -> (token: String, number: Int) {
+    /// Makes a new token with `scopes` current and returns it with its number (1, 2, …).
+    func issue(scopes: Set<String> = ["read"]) -> (token: String, number: Int) {
         self.state.withLockedValue { state in
+            state.currentScopes = scopes
             state.stats.issued += 1
             let number = state.stats.issued
             let token = "demo-token-\(number)-\(Self.randomHex())"
@@ -48,13 +51,18 @@ final class AuthStore: Sendable {
 
     /// Counts a request with `authorization`; returns the number of its token if it is `Bearer <current>`.
     func check(authorization: String?) -> Int? {
+        checkScoped(authorization: authorization)?.number
+    }
+
+    /// ``check(authorization:)``, with the token's scopes.
+    func checkScoped(authorization: String?) -> (number: Int, scopes: Set<String>)? {
         self.state.withLockedValue { state in
             guard let current = state.current, authorization == "Bearer \(current)" else {
                 state.stats.rejected += 1
                 return nil
             }
             state.stats.accepted += 1
-            return state.currentNumber
+            return (state.currentNumber, state.currentScopes)
         }
     }
 

@@ -51,6 +51,41 @@ enum DocCResilience {
         var path: Path { "/auth/rotate" }
     }
 
+    struct IssueScopedToken: Endpoint {
+        typealias Response = TokenReply
+        let scopes: [String]
+        var method: HTTPRequest.Method { .post }
+        var path: Path { "/auth/token" }
+        var query: Query { ["scope": scopes.joined(separator: " ")] }
+    }
+
+    struct WriteCheck: Endpoint {
+        typealias Response = [String: String]
+        var path: Path { "/auth/write" }   // needs the scope "write"; the demo server's tokens have "read" by default
+    }
+
+    actor ScopedTokens: AccessTokenProvider {
+        let tokenClient: Client
+        private var held: Set<String> = ["read"]
+
+        init(tokenClient: Client) {
+            self.tokenClient = tokenClient
+        }
+
+        nonisolated var stepsUpScopes: Bool { true }
+
+        func token(replacing stale: AccessToken?) async throws -> AccessToken {
+            try await token(for: AccessTokenRequest(reason: .refresh, stale: stale))
+        }
+
+        func token(for request: AccessTokenRequest) async throws -> AccessToken {
+            // The scopes held and those the server's challenge names: a step-up asks for the union, a refresh keeps it.
+            held.formUnion(request.scopes)
+            let reply = try await tokenClient.send(IssueScopedToken(scopes: held.sorted()))
+            return AccessToken(reply.accessToken, expiresIn: reply.expiresIn.map { .seconds($0) })
+        }
+    }
+
     struct Hops: Endpoint {
         typealias Response = JSONValue
         let count: Int
@@ -103,6 +138,9 @@ extension DocCResilience {
                 try await tokenClient.send(RevokeToken())
                 print(try await api.send(WhoAmI())["token"] ?? "")   // 2: the server said 401, the token was refreshed, the call replayed
                 #expect(try await api.send(WhoAmI())["token"] == "2")
+let writer = Client(baseURL: baseURL, middlewares: [.bearerAuth(ScopedTokens(tokenClient: tokenClient))])
+print(try await writer.send(WriteCheck())["scope"] ?? "")   // read write: a 403 for "write", a token with both, replayed
+                #expect(try await writer.send(WriteCheck())["scope"] == "read write")
 
 let password = "Analytical:Engine ✓ 1843"   // the demo server's password for "ada" at /auth/basic
 let apiKey = "pk_demo/+=&?#% 42"             // and its API key at /auth/key

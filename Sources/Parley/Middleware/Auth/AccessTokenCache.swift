@@ -38,6 +38,8 @@ final class AccessTokenCache: Sendable {
     }
 
     private let provider: any AccessTokenProvider
+    /// Whether a 403 for want of scopes asks the provider for a new token (``AccessTokenProvider/stepsUpScopes``).
+    let stepsUpScopes: Bool
     private let leeway: Duration
     private let state = LockedState(State())
     /// The owner of the refreshes, which outlive the calls that wait for them.
@@ -46,6 +48,7 @@ final class AccessTokenCache: Sendable {
     init(provider: any AccessTokenProvider, leeway: Duration) {
         self.provider = provider
         self.leeway = leeway
+        stepsUpScopes = provider.stepsUpScopes
     }
 
     /// The token for a new request: the current one unless it is missing, expiring within the leeway, or failed
@@ -60,7 +63,7 @@ final class AccessTokenCache: Sendable {
             return lease
         }
         if let fast { return fast }
-        return try await next { state in
+        return try await next({ AccessTokenRequest(reason: $0 == nil ? .initial : .refresh, stale: $0) }) { state in
             if state.waiters != nil { return .wait }
             if state.failure == nil, let lease = state.lease, !lease.token.expires(within: leeway, of: now) {
                 return .use(lease)
@@ -69,13 +72,18 @@ final class AccessTokenCache: Sendable {
         }
     }
 
-    /// The token to replay a request with after the server rejected `rejected` with 401.
+    /// The token to replay a request with after the server rejected `rejected` (with 401, or with 403 for want of
+    /// scopes), as `rejection` says.
     ///
     /// If the token has been replaced since, the current one; if a refresh is in flight, its result; if the last
     /// refresh of this token failed, that failure (no new attempt for a request that was already in flight); else
-    /// the result of a new refresh.
-    func lease(after rejected: Lease) async throws(ParleyError) -> Lease {
-        try await next { state in
+    /// the result of a new refresh for `rejection`.
+    func lease(after rejected: Lease, because rejection: AccessTokenRequest) async throws(ParleyError) -> Lease {
+        try await next({ stale in
+            var request = rejection
+            request.stale = stale
+            return request
+        }) { state in
             if state.waiters != nil { return .wait }
             if let failure = state.failure { return .fail(failure) }
             if let lease = state.lease, lease.generation != rejected.generation { return .use(lease) }
@@ -83,8 +91,12 @@ final class AccessTokenCache: Sendable {
         }
     }
 
-    /// Decides under the lock with `decide`; `.wait` joins the refresh in flight or starts one.
-    private func next(_ decide: @escaping @Sendable (inout State) -> Step) async throws(ParleyError) -> Lease {
+    /// Decides under the lock with `decide`; `.wait` joins the refresh in flight or starts one, for the request that
+    /// `request` makes of the token it replaces.
+    private func next(
+        _ request: @escaping @Sendable (AccessToken?) -> AccessTokenRequest,
+        _ decide: @escaping @Sendable (inout State) -> Step
+    ) async throws(ParleyError) -> Lease {
         let id = state.withLock { state in
             defer { state.nextWaiterID += 1 }
             return state.nextWaiterID
@@ -111,7 +123,7 @@ final class AccessTokenCache: Sendable {
                     case .resumed(let result): continuation.resume(with: result)
                     case .waiting: break
                     // One refresh shared by every waiting call, none of which may own it: in the cache's loop.
-                    case .started(let stale): tasks.run { await self.refresh(replacing: stale) }
+                    case .started(let stale): tasks.run { await self.refresh(request(stale)) }
                     }
                 }
             } onCancel: {
@@ -125,13 +137,13 @@ final class AccessTokenCache: Sendable {
         }
     }
 
-    /// Asks the provider for a token replacing `stale`, stores the outcome and hands it to every waiter.
-    private func refresh(replacing stale: AccessToken?) async {
+    /// Asks the provider for a token for `request`, stores the outcome and hands it to every waiter.
+    private func refresh(_ request: AccessTokenRequest) async {
         let result: Result<AccessToken, ParleyError>
         do {
-            result = .success(try await provider.token(replacing: stale))
+            result = .success(try await provider.token(for: request))
         } catch {
-            result = .failure(Self.providerFailure(error, stale: stale))
+            result = .failure(Self.providerFailure(error, stale: request.stale))
         }
         let (waiters, outcome) = state.withLock { state -> ([Waiter], Result<Lease, ParleyError>) in
             let waiters = Array((state.waiters ?? [:]).values)

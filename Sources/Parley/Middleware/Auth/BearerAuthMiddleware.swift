@@ -18,7 +18,11 @@ public import OpenAPIRuntime
 ///   sent once more, if its body can be sent again (no body, or an `HTTPBody` whose `iterationBehavior` is
 ///   `.multiple`; otherwise the 401 is returned as it is). The first 401's body is read (at most 64 KiB) and
 ///   dropped. If the replay is rejected too, its 401 is returned: there is no loop. A request is only replayed
-///   after the server refused it unauthenticated, so this holds for non-idempotent methods as well.
+///   after the server refused it unauthenticated, so this holds for non-idempotent methods as well. The provider
+///   is told why (``AccessTokenRequest``) and what the server's `Bearer` challenge said.
+/// - **Scope step-up**: for a provider that ``AccessTokenProvider/stepsUpScopes``, a `403 Forbidden` whose challenge
+///   says `insufficient_scope` is handled the same way, once: the provider is asked for a token with the scopes the
+///   challenge names, and the request is sent once more; a second 403 is returned as it is.
 /// - **Single flight**: however many requests need a new token at once, the provider is asked once; a request
 ///   whose 401 came with a token that has been replaced since is replayed with the current one. Waiting
 ///   requests can be cancelled.
@@ -44,7 +48,8 @@ public struct BearerAuthMiddleware: ClientMiddleware {
         cache = AccessTokenCache(provider: provider, leeway: leeway)
     }
 
-    /// Adds the bearer token; refreshes and replays once on 401.
+    /// Adds the bearer token; refreshes and replays once on 401 (and on 403 `insufficient_scope`, for a provider that
+    /// steps up scopes).
     public func intercept(
         _ request: HTTPRequest,
         body: HTTPBody?,
@@ -54,13 +59,15 @@ public struct BearerAuthMiddleware: ClientMiddleware {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         let lease = try await cache.lease()
         let (response, responseBody) = try await Self.send(request, body: body, baseURL: baseURL, token: lease.token, next: next)
-        guard response.status == .unauthorized, body.map({ $0.iterationBehavior == .multiple }) ?? true else {
+        guard body.map({ $0.iterationBehavior == .multiple }) ?? true,
+            let rejection = AccessTokenRequest.rejection(by: response, stepsUp: cache.stepsUpScopes)
+        else {
             return (response, responseBody)
         }
         await UnusedBody.drain(responseBody)
         let fresh: AccessTokenCache.Lease
         do {
-            fresh = try await cache.lease(after: lease)
+            fresh = try await cache.lease(after: lease, because: rejection)
         } catch {
             throw error.kind == .authentication ? error.attaching(response: response) : error
         }
