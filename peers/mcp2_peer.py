@@ -34,6 +34,7 @@ import sys
 import warnings
 from typing import Annotated, Any, get_args
 
+from asgi_body import read_body, replaying
 from mcp.server.elicitation import elicit_url, elicit_with_validation, render_elicitation_schema
 from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
@@ -483,13 +484,10 @@ def recording_middleware(app: Any) -> Any:
             headers[key] = f"{headers[key]}, {text}" if key in headers else text
         body = b""
         if scope["method"] == "POST":
-            while True:
-                event = await receive()
-                if event["type"] == "http.disconnect":
-                    return
-                body += event.get("body", b"")
-                if not event.get("more_body", False):
-                    break
+            read = await read_body(receive)
+            if read is None:
+                return
+            body = read
         try:
             message = json.loads(body) if body else None
         except ValueError:
@@ -507,16 +505,7 @@ def recording_middleware(app: Any) -> Any:
                 await send_json(send, ERROR_CODE_HTTP_STATUS[error.error.code], wire)
                 return
 
-        replayed = scope["method"] != "POST"
-
-        async def replay() -> Any:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await app(scope, replay, send)
+        await app(scope, replaying(body, receive) if scope["method"] == "POST" else receive, send)
 
     return middleware
 

@@ -21,7 +21,10 @@ import Parley
 ///   `Bearer error="invalid_token", scope="read", resource_metadata="…"` without the current token, 403 with
 ///   `Bearer error="insufficient_scope", scope="write"` (RFC 6750) for a token without it; 200
 ///   `{"subject": "demo", "token": number, "scope": "…"}` otherwise.
-/// - `GET /.well-known/oauth-protected-resource/auth/write`: that resource's RFC 9728 metadata.
+/// - `GET /.well-known/oauth-protected-resource/auth/write`: that resource's RFC 9728 metadata, naming the demo server
+///   as its authorization server.
+/// - `GET /.well-known/oauth-authorization-server`: RFC 8414 metadata whose token endpoint is `/auth/token` (which
+///   issues a token to anyone: a demo).
 /// - `GET /auth/stats`: `{"issued", "rotations", "accepted", "rejected"}` of `/auth/me`.
 /// - `GET /auth/basic`: 200 `{"user": "ada"}` for Basic credentials ``basicUser`` / ``basicPassword``, else 401.
 /// - `GET /auth/key`: 200 `{"via": "header"|"query"}` for ``apiKey`` in `X-API-Key` or query item `api_key`, else 401.
@@ -42,8 +45,16 @@ enum AuthRoutes {
 
     private struct ProtectedResource: Encodable {
         let resource: String
+        let authorization_servers: [String]
         let scopes_supported: [String]
         let bearer_methods_supported: [String]
+    }
+
+    private struct AuthorizationServer: Encodable {
+        let issuer: String
+        let token_endpoint: String
+        let scopes_supported: [String]
+        let grant_types_supported: [String]
     }
 
     /// Registers the routes on `router`, backed by `store`.
@@ -90,9 +101,25 @@ enum AuthRoutes {
         router.get(".well-known/oauth-protected-resource/auth/write") { request, _ -> Response in
             // RFC 9728 protected-resource metadata, as the 401 challenge of /auth/write names it (no authorization
             // server: the demo server's tokens come from POST /auth/token).
-            let resource = "http://\(request.head.authority ?? "127.0.0.1")/auth/write"
+            let origin = "http://\(request.head.authority ?? "127.0.0.1")"
             return try DemoResponses.json(
-                ProtectedResource(resource: resource, scopes_supported: ["read", "write"], bearer_methods_supported: ["header"])
+                ProtectedResource(
+                    resource: origin + "/auth/write",
+                    authorization_servers: [origin],
+                    scopes_supported: ["read", "write"],
+                    bearer_methods_supported: ["header"]
+                )
+            )
+        }
+        router.get(".well-known/oauth-authorization-server") { request, _ -> Response in
+            let origin = "http://\(request.head.authority ?? "127.0.0.1")"
+            return try DemoResponses.json(
+                AuthorizationServer(
+                    issuer: origin,
+                    token_endpoint: origin + "/auth/token",
+                    scopes_supported: ["read", "write"],
+                    grant_types_supported: ["client_credentials"]
+                )
             )
         }
         router.get("auth/stats") { _, _ in try DemoResponses.json(store.stats) }

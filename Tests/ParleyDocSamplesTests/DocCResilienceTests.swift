@@ -141,6 +141,11 @@ extension DocCResilience {
 let writer = Client(baseURL: baseURL, middlewares: [.bearerAuth(ScopedTokens(tokenClient: tokenClient))])
 print(try await writer.send(WriteCheck())["scope"] ?? "")   // read write: a 403 for "write", a token with both, replayed
                 #expect(try await writer.send(WriteCheck())["scope"] == "read write")
+let discovery = OAuthDiscovery(using: tokenClient)
+let resource = try await discovery.protectedResource(baseURL.appending(path: "auth/write"))
+let issuer = try await discovery.authorizationServer(resource.authorizationServers[0])
+print(issuer.tokenEndpoint ?? "")   // http://127.0.0.1:…/auth/token
+                #expect(issuer.tokenEndpoint == baseURL.absoluteString + "/auth/token")
 
 let password = "Analytical:Engine ✓ 1843"   // the demo server's password for "ada" at /auth/basic
 let apiKey = "pk_demo/+=&?#% 42"             // and its API key at /auth/key

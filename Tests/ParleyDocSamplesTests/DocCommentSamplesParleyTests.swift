@@ -177,6 +177,15 @@ enum DocCommentSamplesParley {
         _ = client
     }
 
+    // Sources/Parley/Middleware/Auth/OAuth/OAuthDiscovery.swift
+    static func sampleOAuthDiscovery(baseURL: URL) async throws -> ([String], String) {
+let discovery = OAuthDiscovery(using: Client(baseURL: baseURL))
+let resource = try await discovery.protectedResource(baseURL.appending(path: "auth/write"))
+let issuer = try await discovery.authorizationServer(resource.authorizationServers[0])
+print(resource.scopesSupported ?? [], issuer.tokenEndpoint ?? "")   // ["read", "write"] http://…/auth/token
+        return (resource.scopesSupported ?? [], issuer.tokenEndpoint ?? "")
+    }
+
     // Sources/Parley/Middleware/Auth/SensitiveFields.swift
     static func sampleSensitiveFields() {
         var configuration = Client.Configuration()
@@ -343,6 +352,14 @@ enum DocCommentSamplesParley {
         let (codes, ok) = DocCommentSamplesParley.sampleStatusCodes()
         #expect(ok)
         #expect(codes.contains(304) && !codes.contains(301))
+    }
+
+    @Test func oauthDiscoveryOfTheDemoServer() async throws {
+        try await withDocServer { baseURL, _ in
+            let (scopes, tokenEndpoint) = try await DocCommentSamplesParley.sampleOAuthDiscovery(baseURL: baseURL)
+            #expect(scopes == ["read", "write"])
+            #expect(tokenEndpoint == baseURL.absoluteString + "/auth/token")
+        }
     }
 
     @Test func accessTokenFromAnOAuthReply() throws {
