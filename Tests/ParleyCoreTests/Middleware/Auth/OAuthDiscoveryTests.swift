@@ -106,6 +106,27 @@ struct OAuthDiscoveryTests {
         }
     }
 
+    @Test("a cancelled discovery fails as cancelled, not as missing metadata, and tries no further URL")
+    func cancelled() async throws {
+        try await withDemoClient(.asyncHTTPClient) { client, server in
+            let discovery = OAuthDiscovery(using: client)
+            let resource = try #require(URL(string: server.baseURL + "/auth/write"))
+            let outcome = await Task { () async -> Result<ProtectedResourceMetadata, ParleyError> in
+                withUnsafeCurrentTask { $0?.cancel() }
+                do throws(ParleyError) {
+                    return .success(try await discovery.protectedResource(resource))
+                } catch {
+                    return .failure(error)
+                }
+            }.value
+            guard case .failure(let error) = outcome else {
+                Issue.record("a cancelled discovery succeeded")
+                return
+            }
+            #expect(error.kind == .cancelled)
+        }
+    }
+
     @Test("no metadata anywhere: the error lists what each URL answered; http only to loopback addresses")
     func noMetadata() async throws {
         try await withDemoClient(.asyncHTTPClient) { client, server in

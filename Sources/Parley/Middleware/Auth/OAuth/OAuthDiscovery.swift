@@ -64,7 +64,7 @@ public struct OAuthDiscovery: Sendable {
         var passed: [String] = []
         for candidate in candidates {
             let document: ProtectedResourceMetadata
-            switch await fetch(ProtectedResourceMetadata.self, from: candidate) {
+            switch try await fetch(ProtectedResourceMetadata.self, from: candidate) {
             case .failure(let reason):
                 passed.append(reason.reason)
                 continue
@@ -116,7 +116,7 @@ public struct OAuthDiscovery: Sendable {
             ]
         var passed: [String] = []
         for candidate in candidates {
-            switch await fetch(AuthorizationServerMetadata.self, from: candidate) {
+            switch try await fetch(AuthorizationServerMetadata.self, from: candidate) {
             case .failure(let reason):
                 passed.append(reason.reason)
             case .success(let document):
@@ -140,11 +140,12 @@ public struct OAuthDiscovery: Sendable {
 
     // MARK: - Fetching
 
-    /// A metadata document: `Document` decoded from a 2xx answer at `url`, or why not (for the error's list).
+    /// A metadata document: `Document` decoded from a 2xx answer at `url`, or why not (for the error's list). A
+    /// cancelled discovery is thrown as it is: it tries no further URL.
     private func fetch<Document: Decodable & Sendable>(
         _ type: Document.Type,
         from url: String
-    ) async -> Result<Document, Passed> {
+    ) async throws(ParleyError) -> Result<Document, Passed> {
         let target = RequestTarget(url)
         do throws(ParleyError) {
             try Self.checkFetchable(target, what: "The metadata URL")
@@ -158,6 +159,7 @@ public struct OAuthDiscovery: Sendable {
         do {
             return .success(try await client.send(MetadataDocument<Document>(path: Path(percentEncoded: target.pathAndQuery))))
         } catch {
+            if error.kind == .cancelled { throw error }
             let reason =
                 switch error.kind {
                 case .unacceptableStatus: "answered \(error.status?.code ?? 0)"
